@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { QUEUE_NAMES, type QueueName } from '../jobs/queue-names.ts';
+
+/**
+ * The service configuration: parsed once from the environment at start, validated as a whole,
+ * frozen. Nothing else in the code base reads `process.env`.
+ */
+export interface Config {
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly shutdownTimeoutMs: number;
+  readonly redis: { readonly url: string };
+  readonly mongo: {
+    readonly url: string;
+    readonly database: string;
+    readonly serverSelectionTimeoutMs: number;
+  };
+  readonly s3: {
+    readonly endpoint: string | undefined;
+    readonly region: string;
+    readonly accessKeyId: string | undefined;
+    readonly secretAccessKey: string | undefined;
+    readonly bucket: string;
+    readonly forcePathStyle: boolean;
+  };
+  readonly queues: { readonly prefix: string };
+  readonly worker: {
+    readonly queues: readonly QueueName[];
+    readonly concurrency: Readonly<Record<QueueName, number>>;
+  };
+  readonly catalogue: { readonly path: string | undefined };
+  readonly readinessTimeoutMs: number;
+}
+
+/** Thrown when the environment does not describe a valid configuration; lists every problem. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), 'must be true or false')
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const url = (protocols: readonly string[]) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    );
+
+const queueList = z
+  .string()
+  .trim()
+  .transform((v) => [
+    ...new Set(
+      v
+        .split(',')
+        .map((q) => q.trim())
+        .filter(Boolean),
+    ),
+  ])
+  .pipe(
+    z
+      .array(z.enum(QUEUE_NAMES, { error: () => `must list queues among ${QUEUE_NAMES.join(', ')}` }))
+      .min(1, 'must name at least one queue'),
+  );
+
+const optional = <T extends z.ZodType>(schema: T) => schema.optional();
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  PORT: int(0, 65535).default(8080),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  READINESS_TIMEOUT_MS: int(50, 60_000).default(2_000),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  MONGO_URL: url(['mongodb:', 'mongodb+srv:']),
+  MONGO_DB: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -')
+    .default('gateway'),
+  MONGO_SERVER_SELECTION_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  S3_ENDPOINT: optional(url(['http:', 'https:'])),
+  S3_REGION: z.string().trim().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: optional(z.string().min(1)),
+  S3_SECRET_ACCESS_KEY: optional(z.string().min(1)),
+  S3_BUCKET: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('gateway-media'),
+  S3_FORCE_PATH_STYLE: bool.default(true),
+  QUEUE_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_:-]{1,64}$/, 'must be 1 to 64 letters, digits, _, : or -')
+    .default('gw'),
+  WORKER_QUEUES: queueList.default([...QUEUE_NAMES]),
+  WORKER_CONCURRENCY_IMAGE: int(1, 1000).default(8),
+  WORKER_CONCURRENCY_SPEECH: int(1, 1000).default(8),
+  WORKER_CONCURRENCY_TRANSCRIPTION: int(1, 1000).default(4),
+  WORKER_CONCURRENCY_VIDEO: int(1, 1000).default(16),
+  CATALOGUE_PATH: optional(z.string().trim().min(1)),
+});
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parses the environment into a frozen Config, or throws ConfigError listing every bad variable. */
+export function loadConfig(env: Env): Config {
+  // Empty strings mean "not set", as in most .env tooling.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, present));
+  if ((present.S3_ACCESS_KEY_ID === undefined) !== (present.S3_SECRET_ACCESS_KEY === undefined)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const e = parsed.data;
+
+  return deepFreeze({
+    nodeEnv: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
+    redis: { url: e.REDIS_URL },
+    mongo: {
+      url: e.MONGO_URL,
+      database: e.MONGO_DB,
+      serverSelectionTimeoutMs: e.MONGO_SERVER_SELECTION_TIMEOUT_MS,
+    },
+    s3: {
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      bucket: e.S3_BUCKET,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    },
+    queues: { prefix: e.QUEUE_PREFIX },
+    worker: {
+      queues: e.WORKER_QUEUES,
+      concurrency: {
+        image: e.WORKER_CONCURRENCY_IMAGE,
+        speech: e.WORKER_CONCURRENCY_SPEECH,
+        transcription: e.WORKER_CONCURRENCY_TRANSCRIPTION,
+        video: e.WORKER_CONCURRENCY_VIDEO,
+      },
+    },
+    catalogue: { path: e.CATALOGUE_PATH },
+  });
+}
+
+function describeIssue(issue: z.core.$ZodIssue, present: Env): string {
+  const name = String(issue.path[0] ?? 'environment');
+  const missing = issue.code === 'invalid_type' && present[name] === undefined;
+  return `${name} ${missing ? 'is required' : issue.message}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,69 @@
+/** The general classes of the spec's error format (`error.type`). */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'invalid_api_key'
+  | 'insufficient_quota'
+  | 'spend_limit_reached'
+  | 'ip_not_allowed'
+  | 'permission_error'
+  | 'rate_limit_exceeded'
+  | 'rate_limit_error'
+  | 'upstream_error'
+  | 'server_error';
+
+/** The body every service error is sent with (spec, section Errors). */
+export interface ErrorBody {
+  error: { message: string; type: ErrorType; code: string | number; param: null };
+}
+
+/**
+ * An error the service means to answer with: an HTTP status and the spec's type and code.
+ * Anything thrown that is not an AppError is a bug and answers a generic 500.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: string | number;
+  /** Extra response headers, for example `Retry-After` on 429. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    status: number,
+    type: ErrorType,
+    code: string | number,
+    message: string,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.status = status;
+    this.type = type;
+    this.code = code;
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    return { error: { message: this.message, type: this.type, code: this.code, param: null } };
+  }
+}
+
+/** Constructors for the errors the spec lists, so each is spelled in one place. */
+export const errors = {
+  invalidRequest: (message: string) =>
+    new AppError(400, 'invalid_request_error', 'invalid_request_error', message),
+  modelRequired: () =>
+    new AppError(400, 'invalid_request_error', 'model_required', 'The field `model` is required.'),
+  modelNotFound: (model: string) =>
+    new AppError(404, 'invalid_request_error', 'model_not_found', `The model \`${model}\` does not exist.`),
+  routeNotFound: (method: string, url: string) =>
+    new AppError(404, 'invalid_request_error', 'invalid_request_error', `Unknown route: ${method} ${url}`),
+  payloadTooLarge: (message: string) =>
+    new AppError(413, 'invalid_request_error', 'invalid_request_error', message),
+  internal: (requestId: string) =>
+    new AppError(
+      500,
+      'server_error',
+      'internal_error',
+      `The service failed to handle this request. Quote request id ${requestId} to support.`,
+    ),
+} as const;

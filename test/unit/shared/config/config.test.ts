@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../../shared/src/config/config.ts';
+
+const minimal = { REDIS_URL: 'redis://127.0.0.1:6390', MONGO_URL: 'mongodb://127.0.0.1:27018' };
+
+function problemsOf(env: Record<string, string | undefined>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig(minimal);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(8080);
+    expect(config.mongo.database).toBe('gateway');
+    expect(config.s3).toMatchObject({ bucket: 'gateway-media', forcePathStyle: true, region: 'us-east-1' });
+    expect(config.worker.queues).toEqual(['image', 'speech', 'transcription', 'video']);
+    expect(config.worker.concurrency).toEqual({ image: 8, speech: 8, transcription: 4, video: 16 });
+  });
+
+  it('returns a deeply frozen object', () => {
+    const config = loadConfig(minimal);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.worker.concurrency)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('parses every variable it documents', () => {
+    const config = loadConfig({
+      ...minimal,
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      LOG_LEVEL: 'debug',
+      MONGO_DB: 'gw_prod',
+      S3_ENDPOINT: 'http://127.0.0.1:9001',
+      S3_ACCESS_KEY_ID: 'a',
+      S3_SECRET_ACCESS_KEY: 'b',
+      S3_FORCE_PATH_STYLE: 'false',
+      WORKER_QUEUES: ' video , image,video',
+      WORKER_CONCURRENCY_VIDEO: '3',
+      CATALOGUE_PATH: '/tmp/models.json',
+    });
+    expect(config).toMatchObject({ host: '0.0.0.0', port: 9000, logLevel: 'debug' });
+    expect(config.s3).toMatchObject({
+      endpoint: 'http://127.0.0.1:9001',
+      accessKeyId: 'a',
+      forcePathStyle: false,
+    });
+    expect(config.worker.queues).toEqual(['video', 'image']);
+    expect(config.worker.concurrency.video).toBe(3);
+    expect(config.catalogue.path).toBe('/tmp/models.json');
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ ...minimal, PORT: '', S3_ENDPOINT: '' }).port).toBe(8080);
+  });
+
+  it('lists every bad variable at once, not only the first', () => {
+    const problems = problemsOf({
+      PORT: '80a',
+      LOG_LEVEL: 'loud',
+      REDIS_URL: 'http://127.0.0.1:6379',
+      WORKER_QUEUES: 'image,chat',
+      WORKER_CONCURRENCY_IMAGE: '0',
+      S3_ACCESS_KEY_ID: 'only-one-half',
+      S3_FORCE_PATH_STYLE: 'maybe',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'PORT must be a whole number',
+        'REDIS_URL must be a URL starting with redis:// or rediss://',
+        'MONGO_URL is required',
+        'WORKER_QUEUES must list queues among image, speech, transcription, video',
+        'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together',
+      ]),
+    );
+    expect(problems.some((p) => p.startsWith('LOG_LEVEL '))).toBe(true);
+    expect(problems.some((p) => p.startsWith('WORKER_CONCURRENCY_IMAGE '))).toBe(true);
+    expect(problems.some((p) => p.startsWith('S3_FORCE_PATH_STYLE '))).toBe(true);
+    expect(problems).toHaveLength(8);
+  });
+
+  it('rejects out-of-range numbers instead of clamping them', () => {
+    expect(problemsOf({ ...minimal, PORT: '70000' })[0]).toMatch(/^PORT /);
+    expect(problemsOf({ ...minimal, SHUTDOWN_TIMEOUT_MS: '5' })[0]).toMatch(/^SHUTDOWN_TIMEOUT_MS /);
+  });
+
+  it('rejects an empty queue list and bad names', () => {
+    expect(problemsOf({ ...minimal, WORKER_QUEUES: ' , ' })).toEqual([
+      'WORKER_QUEUES must name at least one queue',
+    ]);
+    expect(problemsOf({ ...minimal, S3_BUCKET: 'Bad_Bucket' })[0]).toMatch(
+      /^S3_BUCKET must be a valid S3 bucket name/,
+    );
+    expect(problemsOf({ ...minimal, MONGO_DB: 'a b' })[0]).toMatch(/^MONGO_DB /);
+  });
+
+  it('formats the whole list in the error message', () => {
+    expect(() => loadConfig({})).toThrow(
+      /Invalid configuration:\n {2}- REDIS_URL is required\n {2}- MONGO_URL is required/,
+    );
+  });
+});

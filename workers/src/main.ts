@@ -1,0 +1,34 @@
+import { loadConfig } from '../../shared/src/config/config.ts';
+import { createLogger } from '../../shared/src/logging/logger.ts';
+import { createRedis } from '../../shared/src/redis/redis.ts';
+import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
+import { closeOnSignals, exitOnStartupFailure } from '../../shared/src/runtime/shutdown.ts';
+import { processors } from './processors/processor-table.ts';
+import { closeWorkers, runWorkers } from './run-workers.ts';
+
+/** The worker process: one BullMQ worker per role in `WORKER_QUEUES`, concurrency per queue from config. */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger({ name: 'worker', level: config.logLevel });
+  const connections = await openConnections(config, 'worker');
+  const bullmqConnection = createRedis(config.redis.url, {
+    forBullmq: true,
+    connectionName: 'worker-bullmq',
+  });
+  const workers = runWorkers({
+    connection: bullmqConnection,
+    prefix: config.queues.prefix,
+    queues: config.worker.queues,
+    concurrency: config.worker.concurrency,
+    processors,
+    logger,
+  });
+  closeOnSignals(logger, config.shutdownTimeoutMs, async () => {
+    await closeWorkers(workers); // active jobs finish; the rest stay queued for another worker
+    await bullmqConnection.quit();
+    await closeConnections(connections);
+  });
+  logger.info({ queues: config.worker.queues }, 'worker ready');
+}
+
+main().catch((err: unknown) => exitOnStartupFailure('worker', err));

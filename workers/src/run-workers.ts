@@ -1,0 +1,45 @@
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { QueueName } from '../../shared/src/jobs/queue-names.ts';
+import type { Logger } from '../../shared/src/logging/logger.ts';
+import type { ProcessorTable } from './processors/processor-table.ts';
+
+export interface RunWorkersOptions {
+  readonly connection: Redis;
+  readonly prefix: string;
+  readonly queues: readonly QueueName[];
+  readonly concurrency: Readonly<Record<QueueName, number>>;
+  readonly processors: ProcessorTable;
+  readonly logger: Logger;
+}
+
+/** Starts one BullMQ worker per queue role; each dispatches on the job name. */
+export function runWorkers(options: RunWorkersOptions): Worker[] {
+  return options.queues.map((queue) => {
+    const log = options.logger.child({ queue });
+    const worker = new Worker(queue, (job) => dispatch(queue, job, options.processors), {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency[queue],
+      autorun: true,
+    });
+    // Listeners only log; state changes happen inside processors.
+    worker.on('failed', (job, err) => log.warn({ jobId: job?.id, jobName: job?.name, err }, 'job failed'));
+    worker.on('error', (err) => log.error({ err }, 'worker error'));
+    log.info({ concurrency: options.concurrency[queue] }, 'worker started');
+    return worker;
+  });
+}
+
+async function dispatch(queue: QueueName, job: Job, table: ProcessorTable): Promise<unknown> {
+  const processor = table[queue]?.[job.name];
+  if (processor === undefined) {
+    throw new UnrecoverableError(`no processor for job "${job.name}" on queue "${queue}"`);
+  }
+  return processor(job);
+}
+
+/** Waits for every worker to finish its active jobs (or hand them back) and stop. */
+export async function closeWorkers(workers: readonly Worker[]): Promise<void> {
+  await Promise.all(workers.map((worker) => worker.close()));
+}
