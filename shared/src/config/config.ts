@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queue-names.ts';
 
@@ -32,6 +33,20 @@ export interface Config {
   };
   readonly catalogue: { readonly path: string | undefined };
   readonly readinessTimeoutMs: number;
+  /** Bearer token of the operator API; without one `/admin/v1` answers 404. */
+  readonly adminToken: string | undefined;
+  /** Proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges); none when empty. */
+  readonly trustProxy: readonly string[];
+  readonly billing: {
+    /** The spec's `min_required`, in Toman. */
+    readonly minRequiredBalance: number;
+    /** IANA zone in which days (usage rows) and months (spend caps) begin. */
+    readonly timeZone: string;
+    /** How long a request's hold lives when its process dies before settling or releasing it. */
+    readonly holdTtlMs: number;
+  };
+  /** How long a key record may be served from the in-process cache (at most 60 s). */
+  readonly keyCacheTtlMs: number;
 }
 
 /** Thrown when the environment does not describe a valid configuration; lists every problem. */
@@ -96,7 +111,7 @@ const optional = <T extends z.ZodType>(schema: T) => schema.optional();
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
-  PORT: int(0, 65535).default(8080),
+  PORT: int(1, 65535).default(8080),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   READINESS_TIMEOUT_MS: int(50, 60_000).default(2_000),
@@ -129,7 +144,42 @@ const envSchema = z.object({
   WORKER_CONCURRENCY_TRANSCRIPTION: int(1, 1000).default(4),
   WORKER_CONCURRENCY_VIDEO: int(1, 1000).default(16),
   CATALOGUE_PATH: optional(z.string().trim().min(1)),
+  ADMIN_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .transform((v) => v.split(',').map((p) => p.trim()).filter(Boolean))
+    .pipe(z.array(z.string().refine(isAddressOrRange, 'must list IP addresses or CIDR ranges')))
+    .default([]),
+  MIN_REQUIRED_BALANCE: z
+    .string()
+    .trim()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a non-negative amount in Toman, at most 6 decimals')
+    .transform(Number)
+    .default(0),
+  BILLING_TIME_ZONE: z.string().trim().refine(isTimeZone, 'must be an IANA time zone such as Asia/Tehran').default('Asia/Tehran'),
+  HOLD_TTL_MS: int(1_000, 24 * 3600 * 1000).default(15 * 60 * 1000),
+  KEY_CACHE_TTL_MS: int(0, 60_000).default(60_000),
 });
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isAddressOrRange(value: string): boolean {
+  const [address, bits, extra] = value.split('/');
+  if (extra !== undefined || address === undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  const max = family === 4 ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+}
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -177,6 +227,14 @@ export function loadConfig(env: Env): Config {
       },
     },
     catalogue: { path: e.CATALOGUE_PATH },
+    adminToken: e.ADMIN_TOKEN,
+    trustProxy: e.TRUST_PROXY,
+    billing: {
+      minRequiredBalance: e.MIN_REQUIRED_BALANCE,
+      timeZone: e.BILLING_TIME_ZONE,
+      holdTtlMs: e.HOLD_TTL_MS,
+    },
+    keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
   });
 }
 

@@ -27,6 +27,8 @@ export function createS3Client(options: S3Options): S3Client {
   });
 }
 
+const RACE_CODES = new Set(['BucketAlreadyOwnedByYou', 'BucketAlreadyExists']);
+
 /** Creates the bucket when it does not exist yet; a bucket that exists (ours) is left as it is. */
 export async function ensureBucket(s3: S3Client, bucket: string): Promise<void> {
   try {
@@ -38,7 +40,10 @@ export async function ensureBucket(s3: S3Client, bucket: string): Promise<void> 
   try {
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   } catch (err) {
-    // Another replica may have created it between our two calls.
-    if (!(err instanceof S3ServiceException) || err.name !== 'BucketAlreadyOwnedByYou') throw err;
+    // Another process (the api and a worker start together) may have created it between our two
+    // calls; servers answer that race with either code. Whoever owns it, it must answer HEAD now.
+    const raced = err instanceof S3ServiceException && RACE_CODES.has(err.name);
+    if (!raced) throw err;
+    await s3.send(new HeadBucketCommand({ Bucket: bucket }));
   }
 }

@@ -6,7 +6,8 @@ import {
   closeConnections,
   openConnections,
 } from '../../../shared/src/runtime/connections.ts';
-import { testConfig } from '../../helpers/test-config.ts';
+import { createS3Client, ensureBucket } from '../../../shared/src/storage/s3.ts';
+import { testConfig, uniqueSuffix } from '../../helpers/test-config.ts';
 
 const opened: Connections[] = [];
 afterAll(async () => {
@@ -35,6 +36,20 @@ describe('openConnections', () => {
     const config = testConfig();
     opened.push(await openConnections(config, 'first'));
     opened.push(await openConnections(config, 'second'));
+  });
+
+  it('survives two processes creating the same bucket at once', async () => {
+    const config = testConfig();
+    const s3 = createS3Client(config.s3);
+    try {
+      for (let round = 0; round < 5; round += 1) {
+        const bucket = `race-${uniqueSuffix()}`;
+        await Promise.all([ensureBucket(s3, bucket), ensureBucket(s3, bucket), ensureBucket(s3, bucket)]);
+        await expect(s3.send(new HeadBucketCommand({ Bucket: bucket }))).resolves.toBeDefined();
+      }
+    } finally {
+      s3.destroy();
+    }
   });
 
   it('fails, naming the cause, when a store cannot be reached', async () => {
