@@ -13,7 +13,12 @@ export function requireAdminToken(app: FastifyInstance, adminToken: string | und
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (match?.[1] === undefined || !timingSafeEqual(digest(match[1]), expected)) {
-      throw new AppError(401, 'invalid_api_key', 'invalid_admin_token', 'A valid operator token is required.');
+      throw new AppError(
+        401,
+        'invalid_api_key',
+        'invalid_admin_token',
+        'A valid operator token is required.',
+      );
     }
   });
 }

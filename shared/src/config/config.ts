@@ -148,7 +148,12 @@ const envSchema = z.object({
   TRUST_PROXY: z
     .string()
     .trim()
-    .transform((v) => v.split(',').map((p) => p.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().refine(isAddressOrRange, 'must list IP addresses or CIDR ranges')))
     .default([]),
   MIN_REQUIRED_BALANCE: z
@@ -157,7 +162,11 @@ const envSchema = z.object({
     .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a non-negative amount in Toman, at most 6 decimals')
     .transform(Number)
     .default(0),
-  BILLING_TIME_ZONE: z.string().trim().refine(isTimeZone, 'must be an IANA time zone such as Asia/Tehran').default('Asia/Tehran'),
+  BILLING_TIME_ZONE: z
+    .string()
+    .trim()
+    .refine(isTimeZone, 'must be an IANA time zone such as Asia/Tehran')
+    .default('Asia/Tehran'),
   HOLD_TTL_MS: int(1_000, 24 * 3600 * 1000).default(15 * 60 * 1000),
   KEY_CACHE_TTL_MS: int(0, 60_000).default(60_000),
 });

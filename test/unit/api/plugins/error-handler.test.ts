@@ -13,7 +13,7 @@ beforeAll(async () => {
     loggerInstance: capture.logger as FastifyBaseLogger,
     genReqId: generateRequestId,
     bodyLimit: 1024,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   registerErrorHandling(app);
   registerRequestContext(app);
