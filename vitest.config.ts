@@ -7,5 +7,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    reporters: ['default', './test/setup/summary-reporter.ts'],
   },
 });
