@@ -5,6 +5,7 @@ import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { generateRequestId, registerRequestContext } from './plugins/request-context.ts';
+import { createValidatorCompiler } from './plugins/validation.ts';
 import { healthRoutes } from './routes/health.route.ts';
 import { modelsRoutes } from './routes/models.route.ts';
 
@@ -35,6 +36,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
   });
 
+  app.setValidatorCompiler(createValidatorCompiler());
   registerErrorHandling(app);
   registerRequestContext(app);
   await app.register(cors, { origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queue-names.ts';
+import { PROVIDER_IDS, type ProviderId } from '../providers/provider-ids.ts';
 
 /**
  * The service configuration: parsed once from the environment at start, validated as a whole,
@@ -47,7 +48,37 @@ export interface Config {
   };
   /** How long a key record may be served from the in-process cache (at most 60 s). */
   readonly keyCacheTtlMs: number;
+  /** Upstream base URLs (version path included) and keys; a provider without a key is not routed to. */
+  readonly providers: Readonly<Record<Exclude<ProviderId, 'demo'>, UpstreamProviderConfig>>;
+  readonly upstream: {
+    readonly connectTimeoutMs: number;
+    /** Until the upstream's response headers arrive. */
+    readonly headersTimeoutMs: number;
+    /** Longest silence between two chunks of an upstream body (streams included). */
+    readonly bodyTimeoutMs: number;
+    readonly connectionsPerOrigin: number;
+  };
 }
+
+export interface UpstreamProviderConfig {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+}
+
+/** Official base URLs; tests and deployments point them elsewhere with `<PROVIDER>_BASE_URL`. */
+const DEFAULT_BASE_URLS: Readonly<Record<Exclude<ProviderId, 'demo'>, string>> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+  google: 'https://generativelanguage.googleapis.com',
+  deepseek: 'https://api.deepseek.com',
+  xai: 'https://api.x.ai/v1',
+  mistral: 'https://api.mistral.ai/v1',
+  groq: 'https://api.groq.com/openai/v1',
+  elevenlabs: 'https://api.elevenlabs.io',
+  runway: 'https://api.dev.runwayml.com',
+};
+
+const UPSTREAM_PROVIDERS = PROVIDER_IDS.filter((id): id is Exclude<ProviderId, 'demo'> => id !== 'demo');
 
 /** Thrown when the environment does not describe a valid configuration; lists every problem. */
 export class ConfigError extends Error {
@@ -169,7 +200,28 @@ const envSchema = z.object({
     .default('Asia/Tehran'),
   HOLD_TTL_MS: int(1_000, 24 * 3600 * 1000).default(15 * 60 * 1000),
   KEY_CACHE_TTL_MS: int(0, 60_000).default(60_000),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  UPSTREAM_HEADERS_TIMEOUT_MS: int(100, 900_000).default(120_000),
+  UPSTREAM_BODY_TIMEOUT_MS: int(100, 900_000).default(120_000),
+  UPSTREAM_CONNECTIONS_PER_ORIGIN: int(1, 10_000).default(256),
+  ...providerVariables(),
 });
+
+function providerVariables() {
+  const entries = UPSTREAM_PROVIDERS.flatMap((id) => {
+    const name = id.toUpperCase();
+    return [
+      [
+        `${name}_BASE_URL`,
+        url(['http:', 'https:'])
+          .transform((v) => v.replace(/\/+$/, ''))
+          .default(DEFAULT_BASE_URLS[id]),
+      ],
+      [`${name}_API_KEY`, optional(z.string().trim().min(1, 'must not be blank'))],
+    ] as const;
+  });
+  return Object.fromEntries(entries) as Record<string, z.ZodType<string | undefined>>;
+}
 
 function isTimeZone(zone: string): boolean {
   try {
@@ -244,6 +296,22 @@ export function loadConfig(env: Env): Config {
       holdTtlMs: e.HOLD_TTL_MS,
     },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
+    providers: Object.fromEntries(
+      UPSTREAM_PROVIDERS.map((id) => {
+        const name = id.toUpperCase();
+        const values = e as unknown as Record<string, string | undefined>;
+        return [
+          id,
+          { baseUrl: values[`${name}_BASE_URL`] ?? DEFAULT_BASE_URLS[id], apiKey: values[`${name}_API_KEY`] },
+        ];
+      }),
+    ) as Config['providers'],
+    upstream: {
+      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: e.UPSTREAM_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: e.UPSTREAM_BODY_TIMEOUT_MS,
+      connectionsPerOrigin: e.UPSTREAM_CONNECTIONS_PER_ORIGIN,
+    },
   });
 }
 

@@ -55,6 +55,49 @@ export const errors = {
     new AppError(400, 'invalid_request_error', 'model_required', 'The field `model` is required.'),
   modelNotFound: (model: string) =>
     new AppError(404, 'invalid_request_error', 'model_not_found', `The model \`${model}\` does not exist.`),
+  invalidApiKey: () =>
+    new AppError(
+      401,
+      'invalid_api_key',
+      'invalid_api_key',
+      'Invalid API key: send a valid, active key starting with hk-.',
+    ),
+  ipNotAllowed: () =>
+    new AppError(
+      403,
+      'ip_not_allowed',
+      'ip_not_allowed',
+      'This API key may not be used from your IP address.',
+    ),
+  rateLimitExceeded: (retryAfterSeconds: number) =>
+    new AppError(
+      429,
+      'rate_limit_exceeded',
+      'rate_limit_exceeded',
+      `Rate limit reached for this API key; retry after ${retryAfterSeconds} seconds.`,
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
+    ),
+  insufficientQuota: () =>
+    new AppError(
+      402,
+      'insufficient_quota',
+      'insufficient_quota',
+      'Your API wallet balance is below the minimum required balance; top up to continue.',
+    ),
+  spendLimitReached: () =>
+    new AppError(
+      402,
+      'spend_limit_reached',
+      'spend_limit_reached',
+      'This API key has reached its monthly spend cap; raise the cap or wait for next month.',
+    ),
+  modelNotAllowed: (model: string) =>
+    new AppError(
+      403,
+      'permission_error',
+      'model_not_allowed',
+      `This API key may not use the model \`${model}\`.`,
+    ),
   routeNotFound: (method: string, url: string) =>
     new AppError(404, 'invalid_request_error', 'invalid_request_error', `Unknown route: ${method} ${url}`),
   payloadTooLarge: (message: string) =>

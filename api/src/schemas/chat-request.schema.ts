@@ -1,0 +1,165 @@
+/**
+ * JSON Schema of `POST /v1/chat/completions` (spec, chat request table). Fields the convention has
+ * but the spec does not list are accepted and dropped (clients of the convention send them), so
+ * `additionalProperties` stays open at the top level; every listed field is checked exactly.
+ * `model` is not `required` here: its absence has its own code (`model_required`), raised by the
+ * handler.
+ */
+
+const HTTPS_OR_DATA_IMAGE = '^(https://\\S+|data:image/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=\\s]*)$';
+const DATA_PDF = '^data:application/pdf;base64,[A-Za-z0-9+/=\\s]*$';
+
+const textPart = {
+  type: 'object',
+  required: ['type', 'text'],
+  properties: { type: { const: 'text' }, text: { type: 'string' } },
+} as const;
+
+const imagePart = {
+  type: 'object',
+  required: ['type', 'image_url'],
+  properties: {
+    type: { const: 'image_url' },
+    image_url: {
+      anyOf: [
+        { type: 'string', pattern: HTTPS_OR_DATA_IMAGE },
+        {
+          type: 'object',
+          required: ['url'],
+          properties: { url: { type: 'string', pattern: HTTPS_OR_DATA_IMAGE }, detail: { type: 'string' } },
+        },
+      ],
+    },
+  },
+} as const;
+
+const filePart = {
+  type: 'object',
+  required: ['type', 'file'],
+  properties: {
+    type: { const: 'file' },
+    file: {
+      type: 'object',
+      properties: { filename: { type: 'string' }, file_data: { type: 'string', pattern: DATA_PDF } },
+    },
+  },
+} as const;
+
+/** Picks the part schema by `type`, so an error names the part's own fields. */
+const contentPart = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { enum: ['text', 'image_url', 'file'] } },
+  allOf: [
+    { if: { properties: { type: { const: 'text' } } }, then: textPart },
+    { if: { properties: { type: { const: 'image_url' } } }, then: imagePart },
+    { if: { properties: { type: { const: 'file' } } }, then: filePart },
+  ],
+} as const;
+
+const toolCall = {
+  type: 'object',
+  required: ['id', 'type', 'function'],
+  properties: {
+    id: { type: 'string' },
+    type: { const: 'function' },
+    function: {
+      type: 'object',
+      required: ['name', 'arguments'],
+      properties: { name: { type: 'string' }, arguments: { type: 'string' } },
+    },
+  },
+} as const;
+
+const message = {
+  type: 'object',
+  required: ['role'],
+  properties: {
+    role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
+    content: { anyOf: [{ type: 'string' }, { type: 'array', items: contentPart }, { type: 'null' }] },
+    name: { type: 'string' },
+    tool_calls: { type: 'array', items: toolCall },
+    tool_call_id: { type: 'string' },
+  },
+} as const;
+
+const tool = {
+  type: 'object',
+  required: ['type', 'function'],
+  properties: {
+    type: { const: 'function' },
+    function: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+        description: { type: 'string' },
+        parameters: { type: 'object' },
+        strict: { type: 'boolean' },
+      },
+    },
+  },
+} as const;
+
+const toolChoice = {
+  anyOf: [
+    { enum: ['auto', 'none', 'required'] },
+    {
+      type: 'object',
+      required: ['type', 'function'],
+      properties: {
+        type: { const: 'function' },
+        function: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+      },
+    },
+  ],
+} as const;
+
+const responseFormat = {
+  type: 'object',
+  required: ['type'],
+  properties: {
+    type: { enum: ['text', 'json_object', 'json_schema'] },
+    json_schema: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string' }, strict: { type: 'boolean' }, schema: { type: 'object' } },
+    },
+  },
+  if: { properties: { type: { const: 'json_schema' } } },
+  then: { required: ['type', 'json_schema'] },
+} as const;
+
+export const chatRequestSchema = {
+  type: 'object',
+  required: ['messages'],
+  properties: {
+    model: { type: 'string' },
+    messages: { type: 'array', minItems: 1, items: message },
+    stream: { type: 'boolean' },
+    stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
+    max_tokens: { type: 'integer', minimum: 1 },
+    max_completion_tokens: { type: 'integer', minimum: 1 },
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    top_p: { type: 'number', minimum: 0, maximum: 1 },
+    frequency_penalty: { type: 'number', minimum: -2, maximum: 2 },
+    presence_penalty: { type: 'number', minimum: -2, maximum: 2 },
+    stop: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 16 }] },
+    seed: { type: 'integer' },
+    n: { type: 'integer', minimum: 1, maximum: 16 },
+    user: { type: 'string' },
+    tools: { type: 'array', items: tool, maxItems: 256 },
+    tool_choice: toolChoice,
+    parallel_tool_calls: { type: 'boolean' },
+    response_format: responseFormat,
+    reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] },
+    web_search: { type: 'boolean' },
+    web_search_options: { type: 'object' },
+    logprobs: { type: 'boolean' },
+    top_logprobs: { type: 'integer', minimum: 0, maximum: 20 },
+    logit_bias: { type: 'object', additionalProperties: { type: 'number', minimum: -100, maximum: 100 } },
+  },
+} as const;
+
+/** The fields of the spec's table: the only ones the gateway forwards. */
+export const CHAT_REQUEST_FIELDS = Object.keys(chatRequestSchema.properties);

@@ -1,0 +1,95 @@
+import { Agent, errors as undiciErrors } from 'undici';
+import type { UpstreamRequest } from '../providers/chat-types.ts';
+
+export interface UpstreamClientOptions {
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly connectionsPerOrigin: number;
+}
+
+/** An upstream answer whose headers arrived; the body is still streaming. */
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: AsyncIterable<Uint8Array> & {
+    text(): Promise<string>;
+    json(): Promise<unknown>;
+    dump(): Promise<void>;
+  };
+}
+
+/** Why an upstream call produced no answer at all (no HTTP status). */
+export type TransportFailure = 'connect_timeout' | 'timeout' | 'connection' | 'aborted';
+
+/** The upstream did not answer: it could not be reached, timed out, or the call was aborted. */
+export class UpstreamTransportError extends Error {
+  readonly failure: TransportFailure;
+  constructor(failure: TransportFailure, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UpstreamTransportError';
+    this.failure = failure;
+  }
+}
+
+/**
+ * Sends provider requests over pooled keep-alive connections (one undici Agent for the process:
+ * a pool per origin). Bodies are handed back as streams, never buffered here.
+ */
+export class UpstreamClient {
+  readonly #agent: Agent;
+
+  constructor(options: UpstreamClientOptions) {
+    this.#agent = new Agent({
+      connections: options.connectionsPerOrigin,
+      connectTimeout: options.connectTimeoutMs,
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      keepAliveTimeout: 30_000,
+    });
+  }
+
+  /** POSTs the request; resolves once the status and headers arrived (any status). */
+  async send(request: UpstreamRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
+    try {
+      const response = await this.#agent.request({
+        origin: new URL(request.url).origin,
+        path: pathOf(request.url),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...request.headers },
+        body: request.body,
+        signal,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (err) {
+      throw classifyTransportError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+function pathOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+/** Maps undici's failures to the few kinds the gateway answers differently (504 vs 502). */
+export function classifyTransportError(err: unknown): UpstreamTransportError {
+  if (err instanceof UpstreamTransportError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof undiciErrors.ConnectTimeoutError)
+    return new UpstreamTransportError('connect_timeout', message, { cause: err });
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+    return new UpstreamTransportError('timeout', message, { cause: err });
+  }
+  if (
+    err instanceof Error &&
+    (err.name === 'AbortError' || err instanceof undiciErrors.RequestAbortedError)
+  ) {
+    return new UpstreamTransportError('aborted', message, { cause: err });
+  }
+  return new UpstreamTransportError('connection', message, { cause: err });
+}

@@ -1,0 +1,69 @@
+import { AppError } from '../errors/app-error.ts';
+import type { TransportFailure } from './upstream-client.ts';
+
+/** One failed attempt at one route, classified once; the gateway decides from these alone. */
+export interface UpstreamFailure {
+  readonly provider: string;
+  /** The upstream's HTTP status, or null when it gave none (network failure, timeout). */
+  readonly status: number | null;
+  readonly transport: TransportFailure | null;
+  /** Client-safe text (the adapter's reading of the provider's error body). */
+  readonly message: string;
+  /** True when another route may succeed where this one failed. */
+  readonly retryable: boolean;
+}
+
+/** Statuses that mean the request itself is wrong: another route would refuse it too. */
+const REJECTIONS = new Set([400, 413, 422]);
+
+/** Classifies an upstream HTTP answer that was not a success. */
+export function failureFromStatus(provider: string, status: number, message: string): UpstreamFailure {
+  return { provider, status, transport: null, message, retryable: !REJECTIONS.has(status) };
+}
+
+/** Classifies an upstream call that produced no answer. */
+export function failureFromTransport(provider: string, transport: TransportFailure): UpstreamFailure {
+  const message =
+    transport === 'connect_timeout' ? 'connecting to the provider timed out' : 'the provider did not answer';
+  return { provider, status: null, transport, message, retryable: transport !== 'aborted' };
+}
+
+/**
+ * The client's error once every route was tried (spec, Errors): the provider's own rejection keeps
+ * its status as `invalid_request_error`; all routes rate-limited is 429 `rate_limit_error`; only
+ * connect timeouts is 504; anything else is 502 `upstream_error`.
+ */
+export function clientErrorFor(failures: readonly UpstreamFailure[]): AppError {
+  const last = failures.at(-1);
+  if (last !== undefined && last.status !== null && REJECTIONS.has(last.status)) {
+    return new AppError(
+      last.status,
+      'invalid_request_error',
+      'invalid_request_error',
+      `The provider rejected the request: ${last.message}`,
+    );
+  }
+  if (failures.length > 0 && failures.every((f) => f.status === 429)) {
+    return new AppError(
+      429,
+      'rate_limit_error',
+      'rate_limit_error',
+      'The providers of this model are rate limiting; retry with backoff.',
+    );
+  }
+  if (failures.length > 0 && failures.every((f) => f.transport === 'connect_timeout')) {
+    return new AppError(
+      504,
+      'upstream_error',
+      'upstream_timeout',
+      'Connecting to the provider timed out; retry with backoff.',
+    );
+  }
+  const detail = last?.status ? ` (HTTP ${last.status})` : '';
+  return new AppError(
+    502,
+    'upstream_error',
+    'upstream_error',
+    `The provider failed to answer${detail}; retry with backoff.`,
+  );
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { readSseEvents } from '../../../../shared/src/upstream/sse-reader.ts';
+
+async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) yield typeof part === 'string' ? new TextEncoder().encode(part) : part;
+}
+
+async function collect(source: AsyncIterable<Uint8Array>) {
+  const events = [];
+  for await (const event of readSseEvents(source)) events.push(event);
+  return events;
+}
+
+describe('readSseEvents', () => {
+  it('reads data-only and named events across arbitrary chunk boundaries', async () => {
+    const events = await collect(
+      chunks(
+        'data: {"a":1}\n\nev',
+        'ent: message_start\ndata: {"b"',
+        ':2}\n\n: ping comment\n\ndata: [DONE]\n\n',
+      ),
+    );
+    expect(events).toEqual([
+      { data: '{"a":1}' },
+      { event: 'message_start', data: '{"b":2}' },
+      { data: '[DONE]' },
+    ]);
+  });
+
+  it('decodes a multi-byte character split between chunks', async () => {
+    const bytes = new TextEncoder().encode('data: {"t":"سلام"}\n\n');
+    const events = await collect(chunks(bytes.slice(0, 13), bytes.slice(13)));
+    expect(events).toEqual([{ data: '{"t":"سلام"}' }]);
+  });
+
+  it('handles CRLF line endings and a last event without its blank line', async () => {
+    expect(await collect(chunks('data: one\r\n\r\ndata: two'))).toEqual([{ data: 'one' }, { data: 'two' }]);
+  });
+
+  it('joins multi-line data with newlines', async () => {
+    expect(await collect(chunks('data: a\ndata: b\n\n'))).toEqual([{ data: 'a\nb' }]);
+  });
+});
