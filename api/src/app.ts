@@ -1,20 +1,29 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Catalogue } from '../../shared/src/catalogue/catalogue.ts';
+import type { Config } from '../../shared/src/config/config.ts';
 import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
+import { registerAdmission } from './admission/admit-request.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { generateRequestId, registerRequestContext } from './plugins/request-context.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
+import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
+import { adminKeysRoutes } from './routes/admin/keys.route.ts';
+import { walletRoutes } from './routes/admin/wallet.route.ts';
+import { balanceRoutes } from './routes/balance.route.ts';
 import { healthRoutes } from './routes/health.route.ts';
 import { modelsRoutes } from './routes/models.route.ts';
+import { usageRoutes } from './routes/usage.route.ts';
+import type { ApiServices } from './services.ts';
 
 /** Everything the HTTP tier needs, built by `main` (or by a test) and passed in explicitly. */
 export interface AppDeps {
+  readonly config: Config;
   readonly logger: Logger;
   readonly catalogue: Catalogue;
   readonly readinessChecks: readonly ReadinessCheck[];
-  readonly readinessTimeoutMs: number;
+  readonly services: Pick<ApiServices, 'accounts' | 'billing'>;
   /** Largest accepted JSON body, in bytes. */
   readonly bodyLimitBytes?: number;
 }
@@ -33,6 +42,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes ?? 32 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // Client IP (allowed-IP check): the socket's, unless it is a proxy we were told to trust.
+    trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     frameworkErrors: frameworkErrorHandler,
   });
 
@@ -41,7 +52,36 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerRequestContext(app);
   await app.register(cors, { origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
 
-  await app.register(healthRoutes, deps);
+  await app.register(healthRoutes, { ...deps, readinessTimeoutMs: deps.config.readinessTimeoutMs });
   await app.register(modelsRoutes, deps);
+  await app.register(adminRoutes, { prefix: '/admin/v1', ...deps });
+  await app.register(authenticatedRoutes, deps);
   return app;
+}
+
+/** The operator API: accounts, keys and wallets (guarded by `ADMIN_TOKEN` inside each plugin). */
+async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { accounts, billing } = deps.services;
+  const adminToken = deps.config.adminToken;
+  await app.register(adminAccountsRoutes, {
+    ...accounts,
+    adminToken,
+    balanceOf: (id) => billing.balanceOf(id),
+  });
+  await app.register(adminKeysRoutes, { ...accounts, adminToken });
+  const accountExists = async (id: string) => (await accounts.accounts.findById(id)) !== null;
+  await app.register(walletRoutes, { billing, adminToken, accountExists });
+}
+
+/** Every route that needs a key: admitted (checks 1 to 7, rate limit, hold) before its handler. */
+async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { accounts, billing } = deps.services;
+  registerAdmission(app, {
+    keyCache: accounts.keyCache,
+    billing,
+    catalogue: deps.catalogue,
+    now: accounts.clock,
+  });
+  await app.register(balanceRoutes, { billing });
+  await app.register(usageRoutes, { billing });
 }

@@ -1,3 +1,15 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDemoAccount } from '../../api/src/use-cases/ensure-demo-account.ts';
+import { createAccounts } from '../../shared/src/accounts/accounts.ts';
+import { createBilling } from '../../shared/src/billing/billing.ts';
+import { irtToMicros } from '../../shared/src/billing/money.ts';
+import { loadConfig } from '../../shared/src/config/config.ts';
+import { createLogger } from '../../shared/src/logging/logger.ts';
+import { createRedis } from '../../shared/src/redis/redis.ts';
+import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
+
 /** A demo account made for the person who started the stack: its API key and a first request. */
 export interface DemoAccount {
   readonly key: string;
@@ -12,12 +24,51 @@ export interface SeedDemoContext {
   readonly env: Readonly<NodeJS.ProcessEnv>;
 }
 
+const DEMO_EMAIL = 'demo@gateway.local';
+const DEMO_CREDIT_IRT = '1000000';
+/** Where the demo key is kept between runs (git-ignored), so a restart over kept data reuses it. */
+const SAVED_KEY_FILE = fileURLToPath(new URL('../../.local/demo-key.json', import.meta.url));
+
 /**
- * Extension point called once the api is ready: creates a demo account and returns its key, which
- * the stack prints. Returns undefined when there is nothing to show.
- *
- * TODO(issue 3): create the demo account (owner, credit, API key) and return `{ key, curl }`.
+ * Called once the api is ready: makes (once) the demo account with a credit of 1,000,000 Toman and a
+ * key, through the same use cases as the operator API, and returns what the banner prints.
  */
-export async function seedDemoAccount(_context: SeedDemoContext): Promise<DemoAccount | undefined> {
-  return undefined;
+export async function seedDemoAccount(context: SeedDemoContext): Promise<DemoAccount | undefined> {
+  const config = loadConfig(context.env);
+  const logger = createLogger({ name: 'stack-seed', level: 'warn' });
+  const connections = await openConnections(config, 'stack-seed');
+  const subscriber = createRedis(config.redis.url, { connectionName: 'stack-seed-sub' });
+  try {
+    const accounts = createAccounts({
+      db: connections.mongo.db,
+      redis: connections.redis,
+      subscriberRedis: subscriber,
+      config,
+      logger,
+    });
+    const billing = createBilling({ db: connections.mongo.db, redis: connections.redis, config, logger });
+    const { key } = await ensureDemoAccount(
+      { ...accounts, billing },
+      { email: DEMO_EMAIL, creditMicros: irtToMicros(DEMO_CREDIT_IRT), savedKey: await readSavedKey() },
+    );
+    await saveKey(key);
+    return { key, curl: `curl -s ${context.baseUrl}/balance -H 'Authorization: Bearer ${key}'` };
+  } finally {
+    subscriber.disconnect();
+    await closeConnections(connections);
+  }
+}
+
+async function readSavedKey(): Promise<string | undefined> {
+  try {
+    const saved = JSON.parse(await readFile(SAVED_KEY_FILE, 'utf8')) as { key?: unknown };
+    return typeof saved.key === 'string' ? saved.key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function saveKey(key: string): Promise<void> {
+  await mkdir(dirname(SAVED_KEY_FILE), { recursive: true });
+  await writeFile(SAVED_KEY_FILE, `${JSON.stringify({ key }, null, 2)}\n`, { mode: 0o600 });
 }

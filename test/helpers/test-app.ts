@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/src/app.ts';
+import { type ApiServices, createApiServices } from '../../api/src/services.ts';
 import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
@@ -12,6 +13,7 @@ export interface TestApp {
   readonly app: FastifyInstance;
   readonly config: Config;
   readonly connections: Connections;
+  readonly services: ApiServices;
   readonly logs: () => Record<string, unknown>[];
   close(): Promise<void>;
 }
@@ -28,20 +30,25 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = testConfig(options.env);
   const connections = await openConnections(config, 'api-test');
   const captured = captureLogger();
+  const logger = options.logger ?? captured.logger;
+  const services = await createApiServices(config, connections, logger);
   const app = await buildApp({
-    logger: options.logger ?? captured.logger,
+    config,
+    logger,
     catalogue: loadCatalogue(config.catalogue.path),
     readinessChecks: options.readinessChecks?.(connections.readinessChecks) ?? connections.readinessChecks,
-    readinessTimeoutMs: config.readinessTimeoutMs,
+    services,
   });
   await app.ready();
   return {
     app,
     config,
     connections,
+    services,
     logs: captured.lines,
     async close() {
       await app.close();
+      await services.close();
       await dropTestDatabase(connections);
       await closeConnections(connections);
     },

@@ -1,5 +1,7 @@
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../../shared/src/errors/app-error.ts';
+import { describeValidationError } from './validation-message.ts';
 
 /**
  * The one place where anything thrown becomes an HTTP answer in the spec's error format.
@@ -49,11 +51,8 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError {
 function validationMessage(error: FastifyError): string {
   const first = error.validation?.[0];
   if (first === undefined) return error.message;
-  const where = error.validationContext ?? 'request';
-  const field = first.instancePath ? first.instancePath.slice(1).replaceAll('/', '.') : '';
-  const missing = (first.params as { missingProperty?: string } | undefined)?.missingProperty;
-  const name = [field, missing].filter(Boolean).join('.');
-  return `Invalid ${where}${name ? ` field \`${name}\`` : ''}: ${first.message ?? 'is invalid'}.`;
+  const part = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'request');
+  return describeValidationError(first as ErrorObject, part);
 }
 
 function clientMessage(error: FastifyError): string {

@@ -4,7 +4,8 @@ import type { FastifySchemaCompiler } from 'fastify';
 
 const addFormats = formatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
-const common: Options = { allErrors: false, useDefaults: true, removeAdditional: true, strict: false };
+// `removeAdditional: false`: a schema that says `additionalProperties: false` rejects unknown fields, never drops them.
+const common: Options = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false };
 
 /**
  * Request validation with two Ajv instances: the query string and path parameters arrive as text

@@ -36,7 +36,10 @@ export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; func
 export type ResponseFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; strict?: boolean; schema?: Record<string, unknown> } };
+  | {
+      type: 'json_schema';
+      json_schema: { name: string; strict?: boolean; schema?: Record<string, unknown> };
+    };
 
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 

@@ -1,0 +1,29 @@
+import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
+
+/** What admission established about a request, for the handler that serves it. */
+export interface AdmissionContext {
+  readonly key: ResolvedKey;
+  /** Id of the cost hold (the request id); settle or release it when the request ends. */
+  readonly holdId: string;
+  readonly estimateMicros: bigint;
+  readonly rateLimit: { readonly limit: number; readonly remaining: number };
+  /** Set once the handler settled the hold; an unsettled hold is released when the response ends. */
+  settled: boolean;
+}
+
+/** Per-route admission settings (Fastify route `config.admission`). */
+export interface RouteAdmission {
+  /** The model a request asks for (check 7), when the route takes one. Runs before validation: be defensive. */
+  readonly model?: (request: { body: unknown; query: unknown }) => string | undefined;
+  /** The cost to hold while the request runs, in µIRT (0 for free endpoints). Runs before validation. */
+  readonly estimateMicros?: (request: { body: unknown; query: unknown }) => bigint;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    admission?: AdmissionContext;
+  }
+  interface FastifyContextConfig {
+    admission?: RouteAdmission;
+  }
+}

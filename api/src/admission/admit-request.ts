@@ -1,0 +1,93 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hashApiKey } from '../../../shared/src/accounts/api-key-format.ts';
+import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
+import type { Billing } from '../../../shared/src/billing/billing.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import { errors } from '../../../shared/src/errors/app-error.ts';
+import type { RouteAdmission } from './admission-context.ts';
+import { presentedApiKey } from './key-carriers.ts';
+import { isIpAllowed, isKeyUsable, isModelAllowed } from './key-validity.ts';
+
+export interface AdmissionDeps {
+  readonly keyCache: { lookup(hash: string): Promise<ResolvedKey | null> };
+  readonly billing: Pick<Billing, 'admit' | 'rateWindow' | 'release'>;
+  readonly catalogue: Pick<Catalogue, 'resolve'>;
+  readonly now?: () => Date;
+}
+
+/**
+ * Admission for every route of the plugin it is registered in. It runs before body validation, so
+ * that a caller without a valid key learns nothing about its request, and every request counts
+ * against its key's rate limit. A hold the handler did not settle (error, validation failure,
+ * client gone) is released when the response ends: a failed request is never charged.
+ */
+export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): void {
+  app.addHook('preValidation', createAdmissionHook(deps));
+  app.addHook('onResponse', async (request) => {
+    const admission = request.admission;
+    if (admission === undefined || admission.settled || admission.estimateMicros === 0n) return;
+    admission.settled = true;
+    await deps.billing
+      .release({ requestId: admission.holdId, accountId: admission.key.accountId, keyId: admission.key.id })
+      .catch((err: unknown) =>
+        request.log.error({ err }, 'releasing the hold failed; it expires on its own'),
+      );
+  });
+}
+
+/**
+ * The spec's checks 1 to 7, in order, before a request reaches its handler; the first failure
+ * answers with its own error and nothing is held or charged. Checks 1–3 are local (the key comes
+ * from the in-process cache); checks 4–7 and the cost hold are one Redis round trip.
+ */
+export function createAdmissionHook(deps: AdmissionDeps) {
+  const now = deps.now ?? (() => new Date());
+  return async function admitRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const presented = presentedApiKey(request);
+    if (presented === undefined || !presented.startsWith('hk-')) throw errors.invalidApiKey();
+    const key = await deps.keyCache.lookup(hashApiKey(presented));
+    if (!isKeyUsable(key, now())) throw errors.invalidApiKey();
+    request.log = request.log.child({ keyId: key.id, accountId: key.accountId });
+
+    if (!isIpAllowed(key, request.ip)) {
+      const window = await deps.billing.rateWindow(key.id, key.rateLimit);
+      setRateHeaders(reply, window);
+      throw errors.ipNotAllowed();
+    }
+
+    const settings: RouteAdmission = request.routeOptions.config.admission ?? {};
+    const inputs = { body: request.body, query: request.query };
+    const requested = settings.model?.(inputs);
+    const canonical =
+      requested === undefined ? undefined : (deps.catalogue.resolve(requested)?.id ?? requested);
+    const estimateMicros = settings.estimateMicros?.(inputs) ?? 0n;
+    const result = await deps.billing.admit({
+      requestId: request.id,
+      accountId: key.accountId,
+      keyId: key.id,
+      rateLimit: key.rateLimit,
+      monthlyCapMicros: key.monthlyCapMicros,
+      modelAllowed: isModelAllowed(key, canonical),
+      estimateMicros,
+    });
+    setRateHeaders(reply, result);
+    switch (result.outcome) {
+      case 'admitted':
+        request.admission = { key, holdId: request.id, estimateMicros, rateLimit: result, settled: false };
+        return;
+      case 'rate_limited':
+        throw errors.rateLimitExceeded(Math.max(1, Math.ceil(result.resetMs / 1000)));
+      case 'insufficient_quota':
+        throw errors.insufficientQuota();
+      case 'spend_limit_reached':
+        throw errors.spendLimitReached();
+      case 'model_not_allowed':
+        throw errors.modelNotAllowed(canonical ?? '');
+    }
+  };
+}
+
+function setRateHeaders(reply: FastifyReply, window: { limit: number; remaining: number }): void {
+  reply.header('x-ratelimit-limit', String(window.limit));
+  reply.header('x-ratelimit-remaining', String(Math.max(0, window.remaining)));
+}

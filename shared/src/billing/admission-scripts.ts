@@ -1,0 +1,119 @@
+/**
+ * The Lua sources of the billing commands (registered with ioredis `defineCommand` in
+ * billing-scripts.ts). Each runs atomically in Redis, so every api replica sees one order of
+ * admissions. Amounts travel as integer strings; totals change only through HINCRBY (exact int64).
+ * Comparisons use Lua doubles: exact below 2^53 µIRT (about 9·10⁹ IRT), beyond that an admission at
+ * the exact boundary may be off by a few µIRT, while the ledger in MongoDB stays exact.
+ */
+
+const HELPERS = `
+-- Lua 5.1 prints numbers with 14 significant digits; scores and expiries go out as integers.
+local function int(n)
+  return string.format('%d', n)
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function drop_hold(expiries, amounts, id)
+  local amount = redis.call('HGET', amounts, 'h:' .. id)
+  if amount then
+    redis.call('HDEL', amounts, 'h:' .. id)
+    redis.call('HINCRBY', amounts, 'total', '-' .. amount)
+  end
+  redis.call('ZREM', expiries, id)
+end
+
+-- Drops holds whose expiry passed (a bounded batch per call) and returns what is still held.
+local function live_total(expiries, amounts, now)
+  local expired = redis.call('ZRANGEBYSCORE', expiries, '-inf', int(now), 'LIMIT', 0, 1000)
+  for _, id in ipairs(expired) do drop_hold(expiries, amounts, id) end
+  return tonumber(redis.call('HGET', amounts, 'total') or '0')
+end
+
+local function add_hold(expiries, amounts, id, amount, expires_at, ttl)
+  drop_hold(expiries, amounts, id)
+  redis.call('ZADD', expiries, int(expires_at), id)
+  redis.call('HSET', amounts, 'h:' .. id, amount)
+  redis.call('HINCRBY', amounts, 'total', amount)
+  -- The sets outlive their longest hold, and never get a shorter life than one they hold.
+  if redis.call('PTTL', expiries) < ttl then
+    redis.call('PEXPIRE', expiries, ttl)
+    redis.call('PEXPIRE', amounts, ttl)
+  end
+end
+
+-- Writes a snapshot unless the one present is as new or newer (versions only grow in MongoDB).
+local function put_snapshot(key, field, value, version, ttl)
+  local current = redis.call('HGET', key, 'version')
+  if current and tonumber(current) >= tonumber(version) then return 0 end
+  redis.call('HSET', key, field, value, 'version', version)
+  redis.call('PEXPIRE', key, ttl)
+  return 1
+end
+`;
+
+/**
+ * Checks 4–7 and the hold. KEYS: rate window, wallet snapshot, spend snapshot, wallet hold
+ * expiries, wallet hold amounts, key hold expiries, key hold amounts. ARGV: limit, window ms,
+ * request id, estimate, hold ttl ms, min required, cap ('' for none), model allowed ('1'/'0').
+ * Returns {outcome, limit, remaining, reset ms}, or {'need_snapshot', which} before any write.
+ */
+export const ADMIT_LUA = `${HELPERS}
+local limit, window, id, estimate = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
+local hold_ttl, min_required, cap = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+if redis.call('EXISTS', KEYS[2]) == 0 then return {'need_snapshot', 'wallet'} end
+if cap ~= '' and redis.call('EXISTS', KEYS[3]) == 0 then return {'need_snapshot', 'spend'} end
+local count = redis.call('INCR', KEYS[1])
+local reset = redis.call('PTTL', KEYS[1])
+if reset < 0 then
+  -- The window starts with its first request.
+  redis.call('PEXPIRE', KEYS[1], window)
+  reset = tonumber(window)
+end
+if count > limit then return {'rate_limited', limit, 0, reset} end
+local remaining = limit - count
+local now = now_ms()
+local held = live_total(KEYS[4], KEYS[5], now)
+local balance = tonumber(redis.call('HGET', KEYS[2], 'balance'))
+if balance - held < min_required then return {'insufficient_quota', limit, remaining, reset} end
+local key_held = live_total(KEYS[6], KEYS[7], now)
+if cap ~= '' then
+  local spent = tonumber(redis.call('HGET', KEYS[3], 'spent'))
+  if spent + key_held >= tonumber(cap) then return {'spend_limit_reached', limit, remaining, reset} end
+end
+if ARGV[8] ~= '1' then return {'model_not_allowed', limit, remaining, reset} end
+if estimate ~= '0' then
+  add_hold(KEYS[4], KEYS[5], id, estimate, now + hold_ttl, hold_ttl)
+  add_hold(KEYS[6], KEYS[7], id, estimate, now + hold_ttl, hold_ttl)
+end
+return {'admitted', limit, remaining, reset}
+`;
+
+/**
+ * Drops a hold and refreshes the snapshots from MongoDB's state after a settlement, in one step so
+ * admission never sees the hold gone before the charge. KEYS: wallet hold expiries, wallet hold
+ * amounts, key hold expiries, key hold amounts, wallet snapshot, spend snapshot. ARGV: request id,
+ * has key ('1'/'0'), balance ('' to skip), wallet version, spent ('' to skip), spend version, ttl ms.
+ */
+export const SETTLE_LUA = `${HELPERS}
+drop_hold(KEYS[1], KEYS[2], ARGV[1])
+if ARGV[2] == '1' then drop_hold(KEYS[3], KEYS[4], ARGV[1]) end
+if ARGV[3] ~= '' then put_snapshot(KEYS[5], 'balance', ARGV[3], ARGV[4], ARGV[7]) end
+if ARGV[5] ~= '' then put_snapshot(KEYS[6], 'spent', ARGV[5], ARGV[6], ARGV[7]) end
+return 1
+`;
+
+/** Writes one snapshot unless a newer one is present. KEYS: snapshot. ARGV: field, value, version, ttl ms. */
+export const PUT_SNAPSHOT_LUA = `${HELPERS}
+return put_snapshot(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+`;
+
+/** Reads a rate window without counting a request. KEYS: rate window. Returns {count, reset ms}. */
+export const PEEK_RATE_LUA = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local reset = redis.call('PTTL', KEYS[1])
+return {count, reset}
+`;

@@ -1,0 +1,95 @@
+import type { BillingDeps } from './billing-deps.ts';
+import { monthOf } from './billing-time.ts';
+import { loadSpendSnapshot, loadWalletSnapshot } from './snapshots.ts';
+
+/** One request to admit (checks 4–7 of the spec; 1–3 are the caller's). */
+export interface AdmitInput {
+  /** The hold's id: the request id or the job id that will settle or release it. */
+  readonly requestId: string;
+  readonly accountId: string;
+  readonly keyId: string;
+  /** Requests per rate window (the spec's per-minute limit). */
+  readonly rateLimit: number;
+  readonly monthlyCapMicros: bigint | null;
+  /** Check 7, computed by the caller; evaluated after 5 and 6. */
+  readonly modelAllowed: boolean;
+  /** The hold; 0 for free endpoints, which still pass checks 4–6. */
+  readonly estimateMicros: bigint;
+  readonly holdTtlMs?: number;
+}
+
+/** The rate window as the response headers need it. */
+export interface RateWindow {
+  readonly limit: number;
+  readonly remaining: number;
+  readonly resetMs: number;
+}
+
+export type AdmitResult =
+  | ({ readonly outcome: 'admitted' } & RateWindow)
+  | ({ readonly outcome: 'rate_limited'; readonly remaining: 0 } & RateWindow)
+  | ({ readonly outcome: 'insufficient_quota' | 'spend_limit_reached' | 'model_not_allowed' } & RateWindow);
+
+// A snapshot loaded for a retry could expire again before it; more than this means Redis misbehaves.
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Checks 4–7 and the hold in one atomic Redis script. Only when a snapshot it needs is missing does
+ * it load that from MongoDB and run again (the script answers so before any write).
+ */
+export async function admit(deps: BillingDeps, input: AdmitInput): Promise<AdmitResult> {
+  validate(input);
+  const month = monthOf(deps.clock(), deps.settings.timeZone);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const reply = await deps.scripts.admit({
+      rateWindow: deps.keys.rateWindow(input.keyId),
+      walletSnapshot: deps.keys.walletSnapshot(input.accountId),
+      spendSnapshot: deps.keys.spendSnapshot(input.keyId, month),
+      walletHolds: deps.keys.walletHolds(input.accountId),
+      keyHolds: deps.keys.keyHolds(input.keyId),
+      args: [
+        input.rateLimit,
+        deps.settings.rateWindowMs,
+        input.requestId,
+        input.estimateMicros,
+        input.holdTtlMs ?? deps.settings.holdTtlMs,
+        deps.settings.minRequiredMicros,
+        input.monthlyCapMicros,
+        input.modelAllowed,
+      ],
+    });
+    if (reply[0] !== 'need_snapshot') {
+      const [outcome, limit, remaining, resetMs] = reply;
+      return { outcome, limit, remaining, resetMs } as AdmitResult;
+    }
+    if (reply[1] === 'wallet') await loadWalletSnapshot(deps, input.accountId);
+    else await loadSpendSnapshot(deps, input.keyId, month);
+  }
+  throw new Error(`admission snapshots of account ${input.accountId} could not be loaded`);
+}
+
+/**
+ * The key's current rate window without counting a request: for the headers of an answer given
+ * before check 4 (a refused IP). With no window open, the whole limit remains.
+ */
+export async function peekRateWindow(
+  deps: BillingDeps,
+  keyId: string,
+  rateLimit: number,
+): Promise<RateWindow> {
+  const [count, resetMs] = await deps.scripts.peekRate(deps.keys.rateWindow(keyId));
+  if (resetMs < 0) return { limit: rateLimit, remaining: rateLimit, resetMs: deps.settings.rateWindowMs };
+  return { limit: rateLimit, remaining: Math.max(0, rateLimit - count), resetMs };
+}
+
+function validate(input: AdmitInput): void {
+  if (!Number.isInteger(input.rateLimit) || input.rateLimit < 1)
+    throw new RangeError('rateLimit must be ≥ 1');
+  if (input.estimateMicros < 0n) throw new RangeError('estimateMicros must be ≥ 0');
+  if (input.monthlyCapMicros !== null && input.monthlyCapMicros < 0n) {
+    throw new RangeError('monthlyCapMicros must be ≥ 0');
+  }
+  const ttl = input.holdTtlMs;
+  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) throw new RangeError('holdTtlMs must be ≥ 1');
+  if (input.requestId === '') throw new RangeError('requestId must not be empty');
+}

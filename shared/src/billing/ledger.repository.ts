@@ -1,0 +1,173 @@
+import type { Db } from 'mongodb';
+import { declareIndexes } from '../mongo/indexes.ts';
+import { isDuplicateKey } from './pending-marker.ts';
+
+export type LedgerKind = 'charge' | 'topup' | 'adjustment';
+
+/** `pending`: being applied to its targets; `applied`: counted in every target. */
+export type LedgerState = 'pending' | 'applied';
+
+/** Token counts of a charge as stored on its ledger entry. */
+export interface LedgerUsage {
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** One movement of money; `_id` is its idempotency key (request id, job id, top-up id). */
+export interface LedgerDoc {
+  _id: string;
+  account_id: string;
+  key_id: string | null;
+  kind: LedgerKind;
+  /** µIRT, signed: charges are negative. */
+  amount: bigint;
+  model: string | null;
+  usage: LedgerUsage | null;
+  /** Billing day and month (zone of the configuration) the entry counts in. */
+  day: string;
+  month: string;
+  state: LedgerState;
+  /** True until the entry's markers are cleared from its targets; what recovery scans. */
+  open: boolean;
+  /** Until when the process that inserted or claimed the entry may still be applying it. */
+  lease_until: Date;
+  created_at: Date;
+  reference: string | null;
+}
+
+/** A ledger entry as the rest of the code base sees it. */
+export interface LedgerEntry {
+  readonly id: string;
+  readonly accountId: string;
+  readonly keyId: string | null;
+  readonly kind: LedgerKind;
+  readonly amountMicros: bigint;
+  readonly model: string | null;
+  readonly usage: {
+    readonly requests: number;
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+  } | null;
+  readonly day: string;
+  readonly month: string;
+  readonly state: LedgerState;
+  readonly reference: string | null;
+  readonly createdAt: Date;
+}
+
+const COLLECTION = 'ledger';
+
+declareIndexes(COLLECTION, [
+  // serves: find({ account_id }).sort({ created_at: -1, _id: -1 }).limit(n) (admin ledger listing)
+  // and find({ account_id, state }) (ledger check of one account)
+  { key: { account_id: 1, created_at: -1, _id: -1 }, name: 'account_created' },
+  // serves: find({ open: true, created_at: { $lt } }).sort({ created_at: 1 }) (recovery)
+  { key: { open: 1, created_at: 1 }, name: 'open_created' },
+  // serves: find({ state: 'applied' }) and find({ state: 'pending' }) (ledger check)
+  { key: { state: 1, account_id: 1 }, name: 'state_account' },
+]);
+
+/** The domain view of a stored entry. */
+export function toLedgerEntry(doc: LedgerDoc): LedgerEntry {
+  return {
+    id: doc._id,
+    accountId: doc.account_id,
+    keyId: doc.key_id,
+    kind: doc.kind,
+    amountMicros: doc.amount,
+    model: doc.model,
+    usage:
+      doc.usage === null
+        ? null
+        : {
+            requests: doc.usage.requests,
+            inputTokens: doc.usage.input_tokens,
+            outputTokens: doc.usage.output_tokens,
+          },
+    day: doc.day,
+    month: doc.month,
+    state: doc.state,
+    reference: doc.reference,
+    createdAt: doc.created_at,
+  };
+}
+
+/** The `ledger` collection: one entry per charge or top-up, unique by its idempotency key. */
+export function createLedgerRepository(db: Db) {
+  const collection = db.collection<LedgerDoc>(COLLECTION, { useBigInt64: true });
+  return {
+    /** Records a new entry as pending; false when an entry with this id exists already. */
+    async insertPending(doc: LedgerDoc): Promise<boolean> {
+      try {
+        await collection.insertOne(doc);
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+
+    findById(id: string): Promise<LedgerDoc | null> {
+      return collection.findOne({ _id: id });
+    },
+
+    /** Takes over a pending entry whose lease ran out; null when it is applied or leased. */
+    claim(id: string, now: Date, leaseUntil: Date): Promise<LedgerDoc | null> {
+      return collection.findOneAndUpdate(
+        { _id: id, state: 'pending', lease_until: { $lt: now } },
+        { $set: { lease_until: leaseUntil } },
+        { returnDocument: 'after' },
+      );
+    },
+
+    async markApplied(id: string): Promise<void> {
+      await collection.updateOne({ _id: id, state: 'pending' }, { $set: { state: 'applied' } });
+    },
+
+    /** Ends an applied entry's life cycle once no target carries its marker any more. */
+    async close(id: string): Promise<void> {
+      await collection.updateOne({ _id: id, state: 'applied' }, { $set: { open: false } });
+    },
+
+    /** Entries not yet closed, created before `cutoff`, oldest first. */
+    findOpen(cutoff: Date): AsyncIterable<LedgerDoc> {
+      return collection.find({ open: true, created_at: { $lt: cutoff } }).sort({ created_at: 1 });
+    },
+
+    /** An account's newest entries first. */
+    listByAccount(accountId: string, limit: number): Promise<LedgerDoc[]> {
+      return collection
+        .find({ account_id: accountId })
+        .sort({ created_at: -1, _id: -1 })
+        .limit(limit)
+        .toArray();
+    },
+
+    /** Σ amount of the applied entries, per account (all accounts, or the one given). */
+    async sumApplied(accountId?: string): Promise<Map<string, bigint>> {
+      const filter =
+        accountId === undefined
+          ? { state: 'applied' as const }
+          : { account_id: accountId, state: 'applied' as const };
+      const totals = new Map<string, bigint>();
+      // Summed here in bigint, not with $group/$sum: jongodb adds Int64 values as doubles past 2^53.
+      const entries = collection.find(filter, { projection: { account_id: 1, amount: 1 } });
+      for await (const entry of entries) {
+        totals.set(entry.account_id, (totals.get(entry.account_id) ?? 0n) + BigInt(entry.amount));
+      }
+      return totals;
+    },
+
+    /** Pending entries (all accounts, or the one given): few, as each lives only while applied. */
+    findPending(accountId?: string): Promise<LedgerDoc[]> {
+      const filter =
+        accountId === undefined
+          ? { state: 'pending' as const }
+          : { account_id: accountId, state: 'pending' as const };
+      return collection.find(filter).toArray();
+    },
+  };
+}
+
+export type LedgerRepository = ReturnType<typeof createLedgerRepository>;

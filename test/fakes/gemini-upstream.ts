@@ -1,0 +1,199 @@
+/**
+ * A fake Gemini API (generativelanguage v1beta) on a real HTTP server, speaking Gemini's own wire
+ * format: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent` (`?alt=sse`:
+ * `data: <GenerateContentResponse>` events separated by CRLF CRLF, no terminator; without it, one
+ * JSON array) and `:batchEmbedContents`. Answers are derived from the request (see
+ * gemini-fake-answers.ts for the triggers and usage rules).
+ *
+ * Auth as Google does it: the key from the `x-goog-api-key` header or the `key` query parameter;
+ * none gives 403 PERMISSION_DENIED, a wrong one 400 INVALID_ARGUMENT with reason API_KEY_INVALID
+ * (Google never answers 401 for API keys). A model id starting with `missing` gives 404 NOT_FOUND.
+ * Scripted failures come from the shared BehaviourScript; a 429 carries Retry-After and RetryInfo;
+ * the in-stream error event is `{"error":{"code":503,…,"status":"UNAVAILABLE"}}`.
+ */
+import type { ServerResponse } from 'node:http';
+import { type RecordedRequest, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { BehaviourScript, type FakeBehaviour } from './fake-behaviour.ts';
+import {
+  asRecord,
+  checkEmbedRequest,
+  checkGenerateRequest,
+  embedResponse,
+  errorBody,
+  generateResponse,
+  type Json,
+  streamResponses,
+} from './gemini-fake-answers.ts';
+
+export { FAKE_SIGNATURE } from './gemini-fake-answers.ts';
+
+export interface GeminiUpstreamOptions {
+  /** The key the fake accepts (default `test-gemini-key`). */
+  apiKey?: string;
+}
+
+export interface GeminiUpstream {
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  readonly script: BehaviourScript;
+  close(): Promise<void>;
+}
+
+/** Canonical status and message per HTTP status, as the Gemini API sends them. */
+const STATUS_ERRORS: Readonly<Record<number, [string, string]>> = {
+  400: ['INVALID_ARGUMENT', 'Request contains an invalid argument.'],
+  403: ['PERMISSION_DENIED', 'The caller does not have permission'],
+  404: ['NOT_FOUND', 'Requested entity was not found.'],
+  429: [
+    'RESOURCE_EXHAUSTED',
+    'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
+  ],
+  500: [
+    'INTERNAL',
+    'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  ],
+  503: ['UNAVAILABLE', 'The model is overloaded. Please try again later.'],
+  504: ['DEADLINE_EXCEEDED', 'The request timed out. Please try again.'],
+};
+
+export const STREAM_ERROR_EVENT = errorBody(
+  503,
+  'UNAVAILABLE',
+  'The model is overloaded. Please try again later.',
+);
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendStatus(res: ServerResponse, status: number, retryAfterSeconds?: number): void {
+  const [name, message] = STATUS_ERRORS[status] ?? ['UNKNOWN', 'Unknown error.'];
+  if (status !== 429) {
+    sendJson(res, status, errorBody(status, name, message));
+    return;
+  }
+  const retry = retryAfterSeconds ?? 1;
+  const details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retry}s` }];
+  sendJson(res, status, errorBody(status, name, message, details), { 'retry-after': String(retry) });
+}
+
+function authError(request: RecordedRequest, query: URLSearchParams, apiKey: string): Json | undefined {
+  const header = request.headers['x-goog-api-key'];
+  const key = (typeof header === 'string' ? header : undefined) ?? query.get('key') ?? undefined;
+  if (key === undefined || key === '') {
+    return errorBody(
+      403,
+      'PERMISSION_DENIED',
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
+  }
+  if (key === apiKey) return undefined;
+  return errorBody(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: 'API_KEY_INVALID',
+      domain: 'googleapis.com',
+      metadata: { service: 'generativelanguage.googleapis.com' },
+    },
+  ]);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes the events the behaviour allows, then ends, fails or stalls. */
+async function writeStream(
+  res: ServerResponse,
+  events: Json[],
+  behaviour: FakeBehaviour,
+  sse: boolean,
+): Promise<void> {
+  if (!sse) {
+    if (!failWhole(res, behaviour)) sendJson(res, 200, events);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const limit =
+    behaviour.kind === 'fail-mid-stream' || behaviour.kind === 'stall-mid-stream'
+      ? behaviour.afterEvents
+      : Infinity;
+  for (const event of events.slice(0, limit)) {
+    res.write(`data: ${JSON.stringify(event)}\r\n\r\n`);
+    await sleep(1);
+  }
+  if (behaviour.kind === 'stall-mid-stream') return;
+  if (behaviour.kind === 'fail-mid-stream' && behaviour.mode === 'disconnect') {
+    res.socket?.destroy();
+    return;
+  }
+  if (behaviour.kind === 'fail-mid-stream') res.write(`data: ${JSON.stringify(STREAM_ERROR_EVENT)}\r\n\r\n`);
+  res.end();
+}
+
+/** Non-streamed answers under a mid-stream behaviour: a cut connection, a 500 or no answer at all. */
+function failWhole(res: ServerResponse, behaviour: FakeBehaviour): boolean {
+  if (behaviour.kind === 'stall-mid-stream') return true;
+  if (behaviour.kind !== 'fail-mid-stream') return false;
+  if (behaviour.mode === 'disconnect') res.socket?.destroy();
+  else sendStatus(res, 500);
+  return true;
+}
+
+function parseBody(request: RecordedRequest): Json | undefined {
+  try {
+    return asRecord(JSON.parse(request.body.toString('utf8')));
+  } catch {
+    return undefined;
+  }
+}
+
+const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
+
+async function answer(
+  request: RecordedRequest,
+  res: ServerResponse,
+  behaviour: FakeBehaviour,
+  apiKey: string,
+): Promise<void> {
+  const url = new URL(request.url, 'http://fake');
+  const route = ROUTE.exec(url.pathname);
+  if (request.method !== 'POST' || !route?.[1] || !route[2]) return sendStatus(res, 404);
+  const model = decodeURIComponent(route[1]);
+  const method = route[2];
+  const denied = authError(request, url.searchParams, apiKey);
+  if (denied) return sendJson(res, Number(asRecord(denied.error)?.code), denied);
+  if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
+  if (behaviour.kind === 'status') return sendStatus(res, behaviour.status, behaviour.retryAfterSeconds);
+  if (model.startsWith('missing')) {
+    const message = `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`;
+    return sendJson(res, 404, errorBody(404, 'NOT_FOUND', message));
+  }
+  const body = parseBody(request);
+  if (!body) return sendJson(res, 400, errorBody(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.'));
+  if (method === 'batchEmbedContents') {
+    const invalid = checkEmbedRequest(body, model);
+    if (invalid) return sendJson(res, 400, invalid);
+    if (failWhole(res, behaviour)) return;
+    return sendJson(res, 200, embedResponse(body));
+  }
+  const invalid = checkGenerateRequest(body, model);
+  if (invalid) return sendJson(res, 400, invalid);
+  if (method === 'streamGenerateContent') {
+    return writeStream(res, streamResponses(body, model), behaviour, url.searchParams.get('alt') === 'sse');
+  }
+  if (failWhole(res, behaviour)) return;
+  sendJson(res, 200, generateResponse(body, model));
+}
+
+/** Starts a fake Gemini API on 127.0.0.1 and a free port. */
+export async function startGeminiUpstream(options: GeminiUpstreamOptions = {}): Promise<GeminiUpstream> {
+  const script = new BehaviourScript();
+  const apiKey = options.apiKey ?? 'test-gemini-key';
+  const upstream = await startFakeUpstream((request, res) => answer(request, res, script.take(), apiKey));
+  return { url: upstream.url, requests: upstream.requests, script, close: () => upstream.close() };
+}

@@ -1,0 +1,150 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AdmitInput } from '../../../../shared/src/billing/billing.ts';
+import { type BillingFixture, billingFixture, freshId } from './billing-fixture.ts';
+
+let fx: BillingFixture;
+beforeAll(async () => {
+  fx = await billingFixture({ env: { MIN_REQUIRED_BALANCE: '1000' } });
+});
+afterEach(async () => {
+  expect(await fx.billing.checkLedger()).toEqual([]);
+});
+afterAll(async () => {
+  await fx.close();
+});
+
+const IRT = 1_000_000n;
+
+/** An account with a wallet of `balance` Toman and one key. */
+async function fundedKey(balanceIrt: bigint) {
+  const accountId = freshId('acct');
+  const keyId = freshId('key');
+  if (balanceIrt > 0n) {
+    await fx.billing.topUp({ accountId, amountMicros: balanceIrt * IRT, idempotencyKey: freshId('t') });
+  }
+  const input = (overrides: Partial<AdmitInput> = {}): AdmitInput => ({
+    requestId: freshId('req'),
+    accountId,
+    keyId,
+    rateLimit: 60,
+    monthlyCapMicros: null,
+    modelAllowed: true,
+    estimateMicros: 10n * IRT,
+    ...overrides,
+  });
+  return { accountId, keyId, input };
+}
+
+describe('admit: rate limit (check 4)', () => {
+  it('admits exactly `limit` of 100 concurrent requests, from two replicas', async () => {
+    const { input } = await fundedKey(1_000_000n);
+    const replica = fx.replica();
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        (i % 2 === 0 ? fx.billing : replica).admit(input({ estimateMicros: 0n })),
+      ),
+    );
+    const admitted = results.filter((r) => r.outcome === 'admitted');
+    const limited = results.filter((r) => r.outcome === 'rate_limited');
+    expect(admitted).toHaveLength(60);
+    expect(limited).toHaveLength(40);
+    for (const r of limited) {
+      expect(r.remaining).toBe(0);
+      expect(r.resetMs).toBeGreaterThan(0);
+      expect(r.resetMs).toBeLessThanOrEqual(60_000);
+    }
+    expect(new Set(admitted.map((r) => r.remaining))).toEqual(
+      new Set(Array.from({ length: 60 }, (_, i) => i)),
+    );
+  });
+
+  it('counts remaining down, one window per key', async () => {
+    const { input, keyId } = await fundedKey(1_000_000n);
+    const seen = [];
+    for (let i = 0; i < 3; i++)
+      seen.push(await fx.billing.admit(input({ rateLimit: 3, estimateMicros: 0n })));
+    expect(seen.map((r) => [r.outcome, r.limit, r.remaining])).toEqual([
+      ['admitted', 3, 2],
+      ['admitted', 3, 1],
+      ['admitted', 3, 0],
+    ]);
+    expect(await fx.billing.rateWindow(keyId, 3)).toMatchObject({ limit: 3, remaining: 0 });
+    const other = await fundedKey(1_000_000n);
+    expect((await fx.billing.admit(other.input({ rateLimit: 3 }))).remaining).toBe(2);
+  });
+
+  it('starts the window with its first request and opens a new one after it', async () => {
+    const short = await billingFixture({ rateWindowMs: 400 });
+    try {
+      const accountId = freshId('acct');
+      await short.billing.topUp({ accountId, amountMicros: 100n * IRT, idempotencyKey: 'seed' });
+      const input = {
+        accountId,
+        keyId: freshId('key'),
+        rateLimit: 2,
+        monthlyCapMicros: null,
+        modelAllowed: true,
+      };
+      const admit = () => short.billing.admit({ ...input, requestId: freshId('req'), estimateMicros: 0n });
+      expect(await short.billing.rateWindow(input.keyId, 2)).toMatchObject({ remaining: 2 });
+      const first = await admit();
+      expect(first).toMatchObject({ outcome: 'admitted', remaining: 1 });
+      expect(first.resetMs).toBeGreaterThan(300);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await admit()).toMatchObject({ outcome: 'admitted', remaining: 0 });
+      const limited = await admit();
+      expect(limited.outcome).toBe('rate_limited');
+      // The window runs from the first request, not the last one.
+      expect(limited.resetMs).toBeLessThanOrEqual(200);
+      await new Promise((resolve) => setTimeout(resolve, limited.resetMs + 20));
+      expect(await admit()).toMatchObject({ outcome: 'admitted', remaining: 1 });
+    } finally {
+      await short.close();
+    }
+  });
+});
+
+describe('admit: wallet, cap and model (checks 5–7)', () => {
+  it('refuses below min_required even for a free endpoint, after the rate limit', async () => {
+    const { input } = await fundedKey(999n);
+    expect(fx.billing.minRequiredMicros).toBe(1000n * IRT);
+    expect(await fx.billing.admit(input({ estimateMicros: 0n }))).toMatchObject({
+      outcome: 'insufficient_quota',
+      limit: 60,
+      remaining: 59,
+    });
+    const noWallet = await fundedKey(0n);
+    expect((await fx.billing.admit(noWallet.input({ estimateMicros: 0n }))).outcome).toBe(
+      'insufficient_quota',
+    );
+    const limited = await fx.billing.admit(input({ rateLimit: 1, estimateMicros: 0n }));
+    expect(limited.outcome).toBe('rate_limited');
+  });
+
+  it('sees a top-up at once (the snapshot is refreshed, not waited out)', async () => {
+    const { input, accountId } = await fundedKey(500n);
+    expect((await fx.billing.admit(input())).outcome).toBe('insufficient_quota');
+    await fx.billing.topUp({ accountId, amountMicros: 600n * IRT, idempotencyKey: freshId('t') });
+    expect((await fx.billing.admit(input())).outcome).toBe('admitted');
+  });
+
+  it('checks the cap after the wallet, and the model last, without holding', async () => {
+    const { input, accountId } = await fundedKey(5_000n);
+    const capped = input({ monthlyCapMicros: 0n, modelAllowed: false });
+    expect((await fx.billing.admit(capped)).outcome).toBe('spend_limit_reached');
+    const refused = input({ modelAllowed: false, estimateMicros: 3_000n * IRT });
+    expect((await fx.billing.admit(refused)).outcome).toBe('model_not_allowed');
+    // Nothing was held by the refusals: a hold of all the wallet above the floor (and 1 µIRT) passes,
+    // and then leaves the next request below the floor.
+    const whole = input({ estimateMicros: 4_000n * IRT + 1n });
+    expect((await fx.billing.admit(whole)).outcome).toBe('admitted');
+    expect((await fx.billing.admit(input({ estimateMicros: 1n }))).outcome).toBe('insufficient_quota');
+    await fx.billing.release({ requestId: whole.requestId, accountId, keyId: whole.keyId });
+  });
+
+  it('refuses invalid input before touching Redis', async () => {
+    const { input } = await fundedKey(0n);
+    await expect(fx.billing.admit(input({ rateLimit: 0 }))).rejects.toThrow(RangeError);
+    await expect(fx.billing.admit(input({ estimateMicros: -1n }))).rejects.toThrow(RangeError);
+  });
+});
