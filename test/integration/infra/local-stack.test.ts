@@ -148,6 +148,12 @@ describe('local stack (npm start)', () => {
     const body = (await response.json()) as { data: unknown[] };
     expect(body.data.length).toBeGreaterThanOrEqual(80);
 
+    const [, demoKey] = await run.waitFor(/demo key: (hk-\S+)/, READY_TIMEOUT_MS);
+    expect(run.tail()).toContain(`curl -s ${baseUrl}/balance -H 'Authorization: Bearer ${demoKey}'`);
+    const balance = await fetch(`${baseUrl}/balance`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(balance.status).toBe(200);
+    expect(await balance.json()).toMatchObject({ object: 'balance', currency: 'IRT', balance: 1_000_000 });
+
     run.child.kill('SIGTERM');
     expect(await run.waitForExit(EXIT_TIMEOUT_MS)).toEqual({ code: 0, signal: null });
     expectAllGone(run);
