@@ -10,7 +10,6 @@ import { createKeySpendRepository } from './key-spend.repository.ts';
 import { createLedgerRepository, type LedgerEntry, toLedgerEntry } from './ledger.repository.ts';
 import { checkLedger, type LedgerDifference } from './ledger-check.ts';
 import { listUsage, type UsageRow } from './list-usage.ts';
-import { irtToMicros } from './money.ts';
 import { recoverPendingEntries } from './recover-pending-entries.ts';
 import { billingKeys } from './redis-keys.ts';
 import { type ReleaseInput, releaseHold } from './release-hold.ts';
@@ -109,7 +108,7 @@ export function billingDeps(options: BillingOptions): BillingDeps {
       timeZone: config.billing.timeZone,
       holdTtlMs: config.billing.holdTtlMs,
       // Config keeps Toman as a number; its shortest form is the decimal that was configured.
-      minRequiredMicros: irtToMicros(config.billing.minRequiredBalance),
+      minRequiredMicros: config.billing.minRequiredMicros,
       rateWindowMs: options.rateWindowMs ?? 60_000,
       // A snapshot left stale by a failed refresh must not outlive the hold that covers the charge.
       snapshotTtlMs: Math.min(SNAPSHOT_TTL_MS, config.billing.holdTtlMs),

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { irtToMicros } from '../billing/money.ts';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queue-names.ts';
 import { PROVIDER_IDS, type ProviderId } from '../providers/provider-ids.ts';
 
@@ -39,8 +40,8 @@ export interface Config {
   /** Proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges); none when empty. */
   readonly trustProxy: readonly string[];
   readonly billing: {
-    /** The spec's `min_required`, in Toman. */
-    readonly minRequiredBalance: number;
+    /** The spec's `min_required`, in µIRT (exact: parsed from the decimal text, never through a float). */
+    readonly minRequiredMicros: bigint;
     /** IANA zone in which days (usage rows) and months (spend caps) begin. */
     readonly timeZone: string;
     /** How long a request's hold lives when its process dies before settling or releasing it. */
@@ -191,8 +192,8 @@ const envSchema = z.object({
     .string()
     .trim()
     .regex(/^\d{1,12}(\.\d{1,6})?$/, 'must be a non-negative amount in Toman, at most 6 decimals')
-    .transform(Number)
-    .default(0),
+    .transform((v) => irtToMicros(v))
+    .default(0n),
   BILLING_TIME_ZONE: z
     .string()
     .trim()
@@ -291,7 +292,7 @@ export function loadConfig(env: Env): Config {
     adminToken: e.ADMIN_TOKEN,
     trustProxy: e.TRUST_PROXY,
     billing: {
-      minRequiredBalance: e.MIN_REQUIRED_BALANCE,
+      minRequiredMicros: e.MIN_REQUIRED_BALANCE,
       timeZone: e.BILLING_TIME_ZONE,
       holdTtlMs: e.HOLD_TTL_MS,
     },

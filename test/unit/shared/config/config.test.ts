@@ -109,3 +109,38 @@ describe('loadConfig', () => {
     );
   });
 });
+
+describe('billing and upstream settings', () => {
+  it('keeps the minimum balance exact, in µIRT', () => {
+    expect(loadConfig({ ...minimal, MIN_REQUIRED_BALANCE: '999999999999.999999' }).billing.minRequiredMicros).toBe(
+      999_999_999_999_999_999n,
+    );
+    expect(loadConfig(minimal).billing.minRequiredMicros).toBe(0n);
+  });
+
+  it('reads provider base URLs and keys, with official defaults', () => {
+    const config = loadConfig({ ...minimal, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1/', OPENAI_API_KEY: 'sk-1' });
+    expect(config.providers.openai).toEqual({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-1' });
+    expect(config.providers.anthropic).toEqual({ baseUrl: 'https://api.anthropic.com', apiKey: undefined });
+  });
+
+  it('lists bad billing, proxy and provider variables', () => {
+    const problems = problemsOf({
+      ...minimal,
+      ADMIN_TOKEN: 'short',
+      TRUST_PROXY: '10.0.0.0/8, nonsense',
+      MIN_REQUIRED_BALANCE: '-1',
+      BILLING_TIME_ZONE: 'Mars/Base',
+      OPENAI_BASE_URL: 'ftp://x',
+      ANTHROPIC_API_KEY: ' ',
+    });
+    expect(problems).toEqual([
+      'ADMIN_TOKEN must be at least 24 characters',
+      'TRUST_PROXY must list IP addresses or CIDR ranges',
+      'MIN_REQUIRED_BALANCE must be a non-negative amount in Toman, at most 6 decimals',
+      'BILLING_TIME_ZONE must be an IANA time zone such as Asia/Tehran',
+      'OPENAI_BASE_URL must be a URL starting with http:// or https://',
+      'ANTHROPIC_API_KEY must not be blank',
+    ]);
+  });
+});
