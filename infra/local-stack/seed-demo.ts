@@ -1,13 +1,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createApiServices } from '../../api/src/services.ts';
 import { ensureDemoAccount } from '../../api/src/use-cases/ensure-demo-account.ts';
-import { createAccounts } from '../../shared/src/accounts/accounts.ts';
-import { createBilling } from '../../shared/src/billing/billing.ts';
 import { irtToMicros } from '../../shared/src/billing/money.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
-import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
 
 /** A demo account made for the person who started the stack: its API key and a first request. */
@@ -37,24 +35,16 @@ export async function seedDemoAccount(context: SeedDemoContext): Promise<DemoAcc
   const config = loadConfig(context.env);
   const logger = createLogger({ name: 'stack-seed', level: 'warn' });
   const connections = await openConnections(config, 'stack-seed');
-  const subscriber = createRedis(config.redis.url, { connectionName: 'stack-seed-sub' });
+  const services = await createApiServices(config, connections, logger);
   try {
-    const accounts = createAccounts({
-      db: connections.mongo.db,
-      redis: connections.redis,
-      subscriberRedis: subscriber,
-      config,
-      logger,
-    });
-    const billing = createBilling({ db: connections.mongo.db, redis: connections.redis, config, logger });
     const { key } = await ensureDemoAccount(
-      { ...accounts, billing },
+      { ...services.accounts, billing: services.billing },
       { email: DEMO_EMAIL, creditMicros: irtToMicros(DEMO_CREDIT_IRT), savedKey: await readSavedKey() },
     );
     await saveKey(key);
     return { key, curl: `curl -s ${context.baseUrl}/balance -H 'Authorization: Bearer ${key}'` };
   } finally {
-    subscriber.disconnect();
+    await services.close();
     await closeConnections(connections);
   }
 }
