@@ -12,6 +12,8 @@ import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
 import { adminKeysRoutes } from './routes/admin/keys.route.ts';
 import { walletRoutes } from './routes/admin/wallet.route.ts';
 import { balanceRoutes } from './routes/balance.route.ts';
+import { chatCompletionsRoutes } from './routes/chat-completions.route.ts';
+import { embeddingsRoutes } from './routes/embeddings.route.ts';
 import { healthRoutes } from './routes/health.route.ts';
 import { modelsRoutes } from './routes/models.route.ts';
 import { usageRoutes } from './routes/usage.route.ts';
@@ -23,7 +25,7 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly catalogue: Catalogue;
   readonly readinessChecks: readonly ReadinessCheck[];
-  readonly services: Pick<ApiServices, 'accounts' | 'billing'>;
+  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream'>;
   /** Largest accepted JSON body, in bytes. */
   readonly bodyLimitBytes?: number;
 }
@@ -84,4 +86,7 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
   });
   await app.register(balanceRoutes, { billing });
   await app.register(usageRoutes, { billing });
+  const chat = { config: deps.config, client: deps.services.upstream, billing, now: accounts.clock };
+  await app.register(chatCompletionsRoutes, { catalogue: deps.catalogue, chat });
+  await app.register(embeddingsRoutes, { catalogue: deps.catalogue, chat });
 }

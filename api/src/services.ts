@@ -4,11 +4,14 @@ import type { Config } from '../../shared/src/config/config.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
+import { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';
 
 /** The api's stateful modules, built once per process over its connections. */
 export interface ApiServices {
   readonly accounts: Accounts;
   readonly billing: Billing;
+  /** Pooled keep-alive connections to every upstream provider. */
+  readonly upstream: UpstreamClient;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export async function createApiServices(
     logger,
   });
   const billing = createBilling({ db: connections.mongo.db, redis: connections.redis, config, logger });
+  const upstream = new UpstreamClient(config.upstream);
   await accounts.keyCache.start();
   const recovery = setInterval(() => {
     billing
@@ -40,8 +44,10 @@ export async function createApiServices(
   return {
     accounts,
     billing,
+    upstream,
     async close() {
       clearInterval(recovery);
+      await upstream.close();
       await accounts.keyCache.close();
       await subscriber.quit().catch(() => undefined);
     },

@@ -27,3 +27,9 @@ declare module 'fastify' {
     admission?: RouteAdmission;
   }
 }
+
+/** The `model` field of a parsed (not yet validated) JSON body, when it is a string. */
+export function bodyModelName({ body }: { body: unknown }): string | undefined {
+  const model = (body as { model?: unknown } | null)?.model;
+  return typeof model === 'string' ? model : undefined;
+}

@@ -146,6 +146,8 @@ export interface UpstreamTarget {
   apiKey: string;
   /** The route's native model id. */
   nativeModel: string;
+  /** The model's own output limit from the catalogue, for upstreams that require `max_tokens`. */
+  maxOutputTokens?: number;
 }
 
 /** An HTTP request to send upstream (always POST with a JSON body). */
@@ -177,7 +179,8 @@ export interface EmbeddingResult {
 
 export interface EmbeddingAdapter {
   request(request: EmbeddingRequest, target: UpstreamTarget): UpstreamRequest;
-  response(json: unknown): EmbeddingResult;
+  /** `request` is the one `request()` was given (some upstreams report no token counts to bill by). */
+  response(json: unknown, request: EmbeddingRequest): EmbeddingResult;
 }
 
 /** A provider's error body reduced to a message that is safe to show a client (no keys, no hosts). */
@@ -187,6 +190,26 @@ export interface ProviderAdapter {
   chat?: ChatAdapter;
   embeddings?: EmbeddingAdapter;
   errorMessage: UpstreamErrorMessage;
+  /**
+   * True when an error answer means the gateway's own credentials were refused even though the
+   * status looks like the client's fault (Gemini answers a bad key with 400): such a failure is
+   * the provider's, never blamed on the client.
+   */
+  isCredentialRejection?: (status: number, bodyText: string) => boolean;
+}
+
+/**
+ * The request asks for something this upstream cannot do without changing its meaning or price
+ * (e.g. `n > 1` where only one answer is produced). Thrown by `request()`; the client gets 400.
+ */
+export class UnsupportedFeatureError extends Error {
+  /** The request field at fault, when there is one. */
+  readonly param: string | null;
+  constructor(param: string | null, message: string) {
+    super(message);
+    this.name = 'UnsupportedFeatureError';
+    this.param = param;
+  }
 }
 
 /** An error event inside an upstream stream, after the HTTP status was already 200. */

@@ -10,8 +10,11 @@ import { googleEmbeddings } from './embeddings.ts';
 import { googleErrorMessage } from './error-message.ts';
 
 export { estimateEmbeddingTokens } from './embeddings.ts';
-export { isGoogleKeyRejection } from './error-message.ts';
+
+import { isGoogleKeyRejection } from './error-message.ts';
+
 export { UnsupportedFeatureError } from './errors.ts';
+export { isGoogleKeyRejection };
 
 /** Gemini chat: request mapping, answer mapping and SSE translation. */
 export const googleChat: ChatAdapter = {
@@ -25,4 +28,5 @@ export const googleAdapter: ProviderAdapter = {
   chat: googleChat,
   embeddings: googleEmbeddings,
   errorMessage: googleErrorMessage,
+  isCredentialRejection: isGoogleKeyRejection,
 };

@@ -23,10 +23,10 @@ export const MAX_STOP_SEQUENCES = 5;
 /** Throws for request fields Gemini has no equivalent for and that would change the answer. */
 export function rejectUnsupported(request: ChatRequest): void {
   if (request.logprobs === true || request.top_logprobs !== undefined) {
-    throw new UnsupportedFeatureError('logprobs and top_logprobs are not supported for Gemini models.');
+    throw new UnsupportedFeatureError(null, 'logprobs and top_logprobs are not supported for Gemini models.');
   }
   if (request.logit_bias && Object.keys(request.logit_bias).length > 0) {
-    throw new UnsupportedFeatureError('logit_bias is not supported for Gemini models.');
+    throw new UnsupportedFeatureError(null, 'logit_bias is not supported for Gemini models.');
   }
 }
 
@@ -41,7 +41,7 @@ function stopSequencesOf(stop: ChatRequest['stop']): string[] | undefined {
   if (stop === undefined) return undefined;
   const list = typeof stop === 'string' ? [stop] : stop;
   if (list.length > MAX_STOP_SEQUENCES) {
-    throw new UnsupportedFeatureError(`Gemini accepts at most ${MAX_STOP_SEQUENCES} stop sequences.`);
+    throw new UnsupportedFeatureError(null, `Gemini accepts at most ${MAX_STOP_SEQUENCES} stop sequences.`);
   }
   return list.length > 0 ? list : undefined;
 }
@@ -103,7 +103,7 @@ export function toolConfigOf(
   if (choice === undefined) return undefined;
   if (!hasFunctions) {
     if (choice === 'auto' || choice === 'none') return undefined;
-    throw new UnsupportedFeatureError('tool_choice requires tools.');
+    throw new UnsupportedFeatureError(null, 'tool_choice requires tools.');
   }
   if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
   if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };

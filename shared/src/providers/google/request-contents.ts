@@ -35,7 +35,10 @@ function parseJson(text: string): unknown {
 function parseArguments(call: ToolCall): Record<string, unknown> {
   const args = call.function.arguments.trim() === '' ? {} : parseJson(call.function.arguments);
   if (!isJsonObject(args)) {
-    throw new UnsupportedFeatureError(`Tool call ${call.function.name}: arguments must be a JSON object.`);
+    throw new UnsupportedFeatureError(
+      null,
+      `Tool call ${call.function.name}: arguments must be a JSON object.`,
+    );
   }
   return args;
 }
@@ -65,6 +68,7 @@ function toolResponsePart(message: ChatMessage, callNames: ReadonlyMap<string, s
   const name = (message.tool_call_id && callNames.get(message.tool_call_id)) || message.name;
   if (!name) {
     throw new UnsupportedFeatureError(
+      null,
       'A tool message must answer a tool call of an earlier assistant message (tool_call_id).',
     );
   }
@@ -120,6 +124,7 @@ export function contentsOf(
   }
   if (contents.length === 0) {
     throw new UnsupportedFeatureError(
+      null,
       'Gemini needs at least one user or assistant message besides system ones.',
     );
   }

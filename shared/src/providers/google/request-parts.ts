@@ -37,7 +37,7 @@ export function imageMimeTypeOfUrl(url: string): string {
 export function inlineDataOf(dataUrl: string, what: string): GeminiPart {
   const match = /^data:([^;,]+);base64,(.*)$/s.exec(dataUrl);
   if (!match?.[1] || match[2] === undefined) {
-    throw new UnsupportedFeatureError(`${what} must be a base64 data URL (data:<type>;base64,...).`);
+    throw new UnsupportedFeatureError(null, `${what} must be a base64 data URL (data:<type>;base64,...).`);
   }
   return { inlineData: { mimeType: match[1], data: match[2] } };
 }
@@ -46,13 +46,16 @@ function imagePart(imageUrl: ContentPart & { type: 'image_url' }): GeminiPart {
   const url = typeof imageUrl.image_url === 'string' ? imageUrl.image_url : imageUrl.image_url.url;
   if (url.startsWith('data:')) return inlineDataOf(url, 'An image data URL');
   if (url.startsWith('https://')) return { fileData: { fileUri: url, mimeType: imageMimeTypeOfUrl(url) } };
-  throw new UnsupportedFeatureError('An image URL must be https or a base64 data URL.');
+  throw new UnsupportedFeatureError(null, 'An image URL must be https or a base64 data URL.');
 }
 
 function filePart(file: ContentPart & { type: 'file' }): GeminiPart {
   const data = file.file.file_data;
   if (!data)
-    throw new UnsupportedFeatureError('A file part needs file_data (a data:application/pdf;base64 URL).');
+    throw new UnsupportedFeatureError(
+      null,
+      'A file part needs file_data (a data:application/pdf;base64 URL).',
+    );
   return inlineDataOf(data, 'A file part');
 }
 
@@ -82,7 +85,7 @@ export function textOf(content: string | ContentPart[] | null | undefined, role:
   return content
     .map((part) => {
       if (part.type !== 'text')
-        throw new UnsupportedFeatureError(`Content of ${role} messages may only hold text parts.`);
+        throw new UnsupportedFeatureError(null, `Content of ${role} messages may only hold text parts.`);
       return part.text;
     })
     .join('\n');

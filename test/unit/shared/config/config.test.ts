@@ -112,14 +112,18 @@ describe('loadConfig', () => {
 
 describe('billing and upstream settings', () => {
   it('keeps the minimum balance exact, in µIRT', () => {
-    expect(loadConfig({ ...minimal, MIN_REQUIRED_BALANCE: '999999999999.999999' }).billing.minRequiredMicros).toBe(
-      999_999_999_999_999_999n,
-    );
+    expect(
+      loadConfig({ ...minimal, MIN_REQUIRED_BALANCE: '999999999999.999999' }).billing.minRequiredMicros,
+    ).toBe(999_999_999_999_999_999n);
     expect(loadConfig(minimal).billing.minRequiredMicros).toBe(0n);
   });
 
   it('reads provider base URLs and keys, with official defaults', () => {
-    const config = loadConfig({ ...minimal, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1/', OPENAI_API_KEY: 'sk-1' });
+    const config = loadConfig({
+      ...minimal,
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1/',
+      OPENAI_API_KEY: 'sk-1',
+    });
     expect(config.providers.openai).toEqual({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-1' });
     expect(config.providers.anthropic).toEqual({ baseUrl: 'https://api.anthropic.com', apiKey: undefined });
   });

@@ -1,0 +1,35 @@
+import type { Billing } from '../../../shared/src/billing/billing.ts';
+import { tokenCostMicros } from '../../../shared/src/billing/token-pricing.ts';
+import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
+import type { Config } from '../../../shared/src/config/config.ts';
+import type { NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
+import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
+import type { AdmissionContext } from '../admission/admission-context.ts';
+
+/** What the chat and embedding use cases need from the process. */
+export interface ChatDeps {
+  readonly config: Pick<Config, 'providers'>;
+  readonly client: UpstreamClient;
+  readonly billing: Pick<Billing, 'settle'>;
+  readonly now: () => Date;
+}
+
+/** Charges a finished request its actual cost (usage × price) once, replacing its hold. */
+export async function settleUsage(
+  deps: Pick<ChatDeps, 'billing'>,
+  admission: AdmissionContext,
+  model: CatalogueModel,
+  usage: NormalizedUsage,
+): Promise<bigint> {
+  const costMicros = tokenCostMicros(model.pricing, usage);
+  await deps.billing.settle({
+    requestId: admission.holdId,
+    accountId: admission.key.accountId,
+    keyId: admission.key.id,
+    model: model.id,
+    costMicros,
+    usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
+  });
+  admission.settled = true;
+  return costMicros;
+}

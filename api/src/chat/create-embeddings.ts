@@ -1,0 +1,72 @@
+import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
+import type { EmbeddingRequest, EmbeddingResult } from '../../../shared/src/providers/chat-types.ts';
+import { demoEmbeddings } from '../../../shared/src/providers/demo/index.ts';
+import { type ResolvedRoute, usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
+import {
+  firstSuccessfulRoute,
+  RouteFailure,
+  readJsonBody,
+  sendToRoute,
+} from '../../../shared/src/upstream/route-attempts.ts';
+import { failureFromStatus } from '../../../shared/src/upstream/upstream-failure.ts';
+import type { AdmissionContext } from '../admission/admission-context.ts';
+import { type ChatDeps, settleUsage } from './chat-context.ts';
+import { serviceRecord } from './chat-wire.ts';
+
+export interface CreateEmbeddingsInput {
+  readonly request: EmbeddingRequest;
+  readonly model: CatalogueModel;
+  readonly admission: AdmissionContext;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * `POST /v1/embeddings` over the model's routes. Upstreams are always asked for floats; `base64`
+ * is encoded here as little-endian float32, which is what the OpenAI SDKs decode (they ask for
+ * base64 by default).
+ */
+export async function createEmbeddings(deps: ChatDeps, input: CreateEmbeddingsInput) {
+  const routes = usableRoutes(input.model.routes, deps.config, input.model.max_output_tokens);
+  const { value: result } = await firstSuccessfulRoute(routes, (route) => callRoute(deps, route, input));
+  const usage = {
+    inputTokens: result.usage.inputTokens,
+    cachedInputTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+  };
+  const costMicros = await settleUsage(deps, input.admission, input.model, usage);
+  const base64 = input.request.encoding_format === 'base64';
+  return {
+    object: 'list' as const,
+    model: input.model.id,
+    data: result.vectors.map((vector, index) => ({
+      object: 'embedding' as const,
+      index,
+      embedding: base64 ? float32Base64(vector) : vector,
+    })),
+    usage: { prompt_tokens: result.usage.inputTokens, total_tokens: result.usage.inputTokens },
+    service: serviceRecord(input.model.id, costMicros),
+  };
+}
+
+async function callRoute(
+  deps: ChatDeps,
+  route: ResolvedRoute,
+  input: CreateEmbeddingsInput,
+): Promise<EmbeddingResult> {
+  const request: EmbeddingRequest = { ...input.request, encoding_format: 'float' };
+  if (route.kind === 'demo') return demoEmbeddings.embed({ ...request, model: route.nativeModel });
+  const embeddings = route.adapter.embeddings;
+  if (embeddings === undefined)
+    throw new RouteFailure(failureFromStatus(route.provider, 502, 'no embedding capability'));
+  const upstream = embeddings.request(request, route.target);
+  const response = await sendToRoute(deps.client, route.provider, route.adapter, upstream, input.signal);
+  return embeddings.response(await readJsonBody(response), request);
+}
+
+/** A vector as little-endian float32 bytes in base64. */
+export function float32Base64(vector: readonly number[]): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  for (const [i, value] of vector.entries()) bytes.writeFloatLE(value, i * 4);
+  return bytes.toString('base64');
+}

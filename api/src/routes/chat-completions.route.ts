@@ -1,0 +1,78 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { tokenHoldMicros } from '../../../shared/src/billing/token-pricing.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
+import { bodyModelName } from '../admission/admission-context.ts';
+import { requireAdmission } from '../admission/require-admission.ts';
+import type { ChatDeps } from '../chat/chat-context.ts';
+import { type ChatRequestBody, toChatRequest } from '../chat/chat-request.ts';
+import { clientGoneSignal } from '../chat/client-gone.ts';
+import { completeChat } from '../chat/complete-chat.ts';
+import { wantsIdentity } from '../chat/identity.ts';
+import { openChatStream } from '../chat/stream-chat.ts';
+import { chatRequestSchema } from '../schemas/chat-request.schema.ts';
+import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
+import { errorSchema } from '../schemas/model.schema.ts';
+
+export interface ChatRouteDeps {
+  readonly catalogue: Catalogue;
+  readonly chat: ChatDeps;
+}
+
+/** `POST /v1/chat/completions`, streamed or not, over the model's routes with fallback. */
+export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
+  app.post<{ Body: ChatRequestBody }>(
+    '/v1/chat/completions',
+    {
+      schema: {
+        body: chatRequestSchema,
+        response: { 200: chatCompletionSchema, '4xx': errorSchema, '5xx': errorSchema },
+      },
+      config: {
+        admission: {
+          model: bodyModelName,
+          estimateMicros: (request) => holdFor(deps.catalogue, request.body),
+        },
+      },
+    },
+    async (request, reply) => {
+      const admission = requireAdmission(request);
+      const model = resolveModelFor(deps.catalogue, request.body.model, 'chat');
+      const identity = wantsIdentity(admission.key.identityInjection, request.headers['x-service-identity']);
+      const input = {
+        request: toChatRequest(request.body, model, identity),
+        model,
+        admission,
+        requestId: request.id,
+        signal: clientGoneSignal(reply),
+      };
+      if (request.body.stream !== true) return completeChat(deps.chat, input);
+      const lines = await openChatStream(deps.chat, input);
+      return reply
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .header('x-accel-buffering', 'no')
+        .send(Readable.from(lines, { objectMode: false }));
+    },
+  );
+}
+
+/** The hold of a chat request (before validation: defensive about the body's shape). */
+function holdFor(catalogue: Catalogue, body: unknown): bigint {
+  const name = bodyModelName({ body });
+  const model = name === undefined ? undefined : catalogue.resolve(name);
+  if (model === undefined || model.type !== 'chat') return 0n;
+  const fields = body as {
+    messages?: unknown;
+    max_tokens?: unknown;
+    max_completion_tokens?: unknown;
+    n?: unknown;
+  };
+  const maxOutput = [fields.max_completion_tokens, fields.max_tokens].find((v): v is number =>
+    Number.isInteger(v),
+  );
+  const choices = Number.isInteger(fields.n) && (fields.n as number) > 1 ? BigInt(fields.n as number) : 1n;
+  const inputCharacters = JSON.stringify(fields.messages ?? '').length;
+  return tokenHoldMicros(model.pricing, inputCharacters, maxOutput, model.max_output_tokens) * choices;
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { tokenHoldMicros } from '../../../shared/src/billing/token-pricing.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
+import type { EmbeddingRequest } from '../../../shared/src/providers/chat-types.ts';
+import { bodyModelName } from '../admission/admission-context.ts';
+import { requireAdmission } from '../admission/require-admission.ts';
+import type { ChatDeps } from '../chat/chat-context.ts';
+import { clientGoneSignal } from '../chat/client-gone.ts';
+import { createEmbeddings } from '../chat/create-embeddings.ts';
+import { embeddingResponseSchema } from '../schemas/chat-response.schema.ts';
+import { embeddingRequestSchema } from '../schemas/embedding-request.schema.ts';
+import { errorSchema } from '../schemas/model.schema.ts';
+
+export interface EmbeddingsRouteDeps {
+  readonly catalogue: Catalogue;
+  readonly chat: ChatDeps;
+}
+
+type EmbeddingBody = Omit<EmbeddingRequest, 'model'> & { model?: string };
+
+/** `POST /v1/embeddings`. */
+export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRouteDeps): Promise<void> {
+  app.post<{ Body: EmbeddingBody }>(
+    '/v1/embeddings',
+    {
+      schema: {
+        body: embeddingRequestSchema,
+        response: { 200: embeddingResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+      },
+      config: {
+        admission: {
+          model: bodyModelName,
+          estimateMicros: (request) => holdFor(deps.catalogue, request.body),
+        },
+      },
+    },
+    async (request, reply) => {
+      const model = resolveModelFor(deps.catalogue, request.body.model, 'embedding');
+      const { input, dimensions, encoding_format } = request.body;
+      return createEmbeddings(deps.chat, {
+        request: {
+          model: model.id,
+          input,
+          ...(dimensions === undefined ? {} : { dimensions }),
+          ...(encoding_format ? { encoding_format } : {}),
+        },
+        model,
+        admission: requireAdmission(request),
+        signal: clientGoneSignal(reply),
+      });
+    },
+  );
+}
+
+function holdFor(catalogue: Catalogue, body: unknown): bigint {
+  const name = bodyModelName({ body });
+  const model = name === undefined ? undefined : catalogue.resolve(name);
+  if (model === undefined || model.type !== 'embedding') return 0n;
+  const characters = JSON.stringify((body as { input?: unknown }).input ?? '').length;
+  return tokenHoldMicros(model.pricing, characters, 0, 0);
+}

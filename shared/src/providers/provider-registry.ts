@@ -1,0 +1,68 @@
+import type { Config } from '../config/config.ts';
+import { anthropicAdapter } from './anthropic/index.ts';
+import type { ProviderAdapter, UpstreamTarget } from './chat-types.ts';
+import { deepseekAdapter } from './deepseek/index.ts';
+import { googleAdapter } from './google/index.ts';
+import { groqAdapter } from './groq/index.ts';
+import { mistralAdapter } from './mistral/index.ts';
+import { openaiAdapter } from './openai/index.ts';
+import type { ProviderId } from './provider-ids.ts';
+import { xaiAdapter } from './xai/index.ts';
+
+/** The HTTP adapters of the chat and embedding capabilities, by provider. */
+export const HTTP_ADAPTERS: Readonly<Partial<Record<ProviderId, ProviderAdapter>>> = Object.freeze({
+  openai: openaiAdapter,
+  anthropic: anthropicAdapter,
+  google: googleAdapter,
+  deepseek: deepseekAdapter,
+  xai: xaiAdapter,
+  mistral: mistralAdapter,
+  groq: groqAdapter,
+});
+
+/** A route the gateway can take right now: the provider is known and has credentials configured. */
+export type ResolvedRoute =
+  | { readonly kind: 'demo'; readonly provider: 'demo'; readonly nativeModel: string }
+  | {
+      readonly kind: 'http';
+      readonly provider: ProviderId;
+      readonly adapter: ProviderAdapter;
+      readonly target: UpstreamTarget;
+    };
+
+/**
+ * The routes of a model that can be tried, in catalogue order. A provider without an API key in
+ * the configuration is skipped (never called), so no traffic leaves for an unconfigured upstream.
+ */
+export function usableRoutes(
+  routes: ReadonlyArray<{ provider: ProviderId; native_id: string }>,
+  config: Pick<Config, 'providers'>,
+  maxOutputTokens: number | null,
+): ResolvedRoute[] {
+  const usable: ResolvedRoute[] = [];
+  for (const route of routes) {
+    if (route.provider === 'demo') {
+      usable.push({ kind: 'demo', provider: 'demo', nativeModel: route.native_id });
+      continue;
+    }
+    const adapter = HTTP_ADAPTERS[route.provider];
+    const upstream = config.providers[route.provider];
+    if (adapter === undefined || upstream.apiKey === undefined) continue;
+    const target: UpstreamTarget = {
+      baseUrl: upstream.baseUrl,
+      apiKey: upstream.apiKey,
+      nativeModel: route.native_id,
+    };
+    usable.push({
+      kind: 'http',
+      provider: route.provider,
+      adapter,
+      target: withOutputLimit(target, maxOutputTokens),
+    });
+  }
+  return usable;
+}
+
+function withOutputLimit(target: UpstreamTarget, maxOutputTokens: number | null): UpstreamTarget {
+  return maxOutputTokens === null ? target : { ...target, maxOutputTokens };
+}

@@ -1,0 +1,112 @@
+import { AppError } from '../errors/app-error.ts';
+import {
+  type ProviderAdapter,
+  UnsupportedFeatureError,
+  UpstreamProtocolError,
+  type UpstreamRequest,
+} from '../providers/chat-types.ts';
+import type { ResolvedRoute } from '../providers/provider-registry.ts';
+import {
+  classifyTransportError,
+  type UpstreamClient,
+  type UpstreamResponse,
+  UpstreamTransportError,
+} from './upstream-client.ts';
+import {
+  clientErrorFor,
+  failureFromStatus,
+  failureFromTransport,
+  type UpstreamFailure,
+} from './upstream-failure.ts';
+
+/** One route failed; `failure` says whether another route may succeed. */
+export class RouteFailure extends Error {
+  readonly failure: UpstreamFailure;
+  constructor(failure: UpstreamFailure) {
+    super(failure.message);
+    this.name = 'RouteFailure';
+    this.failure = failure;
+  }
+}
+
+/** Largest error body read from an upstream, to extract its message. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Tries the routes in order until one succeeds. A retryable failure (429, 5xx, timeout, connection
+ * error, broken answer) moves on to the next route; a rejection of the request itself (400, 413,
+ * 422) stops at once. When no route succeeds the client gets the spec's error for what happened.
+ */
+export async function firstSuccessfulRoute<T>(
+  routes: readonly ResolvedRoute[],
+  attempt: (route: ResolvedRoute) => Promise<T>,
+): Promise<{ route: ResolvedRoute; value: T }> {
+  if (routes.length === 0) {
+    throw new AppError(502, 'upstream_error', 'upstream_error', 'No provider is configured for this model.');
+  }
+  const failures: UpstreamFailure[] = [];
+  for (const route of routes) {
+    try {
+      return { route, value: await attempt(route) };
+    } catch (err) {
+      const failure = asFailure(route, err);
+      failures.push(failure);
+      if (!failure.retryable) break;
+    }
+  }
+  throw clientErrorFor(failures);
+}
+
+/** Sends a request to an HTTP route; resolves only with a 2xx answer, else throws RouteFailure. */
+export async function sendToRoute(
+  client: UpstreamClient,
+  provider: string,
+  adapter: ProviderAdapter,
+  request: UpstreamRequest,
+  signal: AbortSignal,
+): Promise<UpstreamResponse> {
+  const response = await client.send(request, signal);
+  if (response.status >= 200 && response.status < 300) return response;
+  const text = await readBounded(response.body, MAX_ERROR_BODY_BYTES).catch(() => '');
+  const message = adapter.errorMessage(response.status, text);
+  // A refused gateway credential is the provider's failure, not the client's, whatever its status.
+  const status = adapter.isCredentialRejection?.(response.status, text) ? 502 : response.status;
+  throw new RouteFailure(failureFromStatus(provider, status, message));
+}
+
+/** The JSON body of a 2xx answer; a body that is not JSON is a broken answer (502, next route). */
+export async function readJsonBody(response: UpstreamResponse): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.body.text();
+  } catch (err) {
+    throw classifyTransportError(err);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UpstreamProtocolError('the provider answered with a body that is not JSON');
+  }
+}
+
+function asFailure(route: ResolvedRoute, err: unknown): UpstreamFailure {
+  if (err instanceof RouteFailure) return err.failure;
+  if (err instanceof UpstreamTransportError) return failureFromTransport(route.provider, err.failure);
+  if (err instanceof UnsupportedFeatureError) {
+    throw new AppError(400, 'invalid_request_error', 'invalid_request_error', err.message);
+  }
+  if (err instanceof UpstreamProtocolError) {
+    return failureFromStatus(route.provider, 502, 'the provider answered in an unexpected shape');
+  }
+  throw err;
+}
+
+async function readBounded(body: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < limit) chunks.push(chunk.subarray(0, limit - size));
+    size += chunk.byteLength;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
