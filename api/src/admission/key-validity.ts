@@ -4,7 +4,7 @@ import { keyState } from '../../../shared/src/accounts/key-state.ts';
 
 /** Check 2: the key exists and is in state `active` (not disabled, expired or deleted), and so is its account. */
 export function isKeyUsable(key: ResolvedKey | null, now: Date): key is ResolvedKey {
-  return key?.accountActive && keyState(key, now) === 'active';
+  return key?.accountActive === true && keyState(key, now) === 'active';
 }
 
 /** Check 3: no list means every address; otherwise the exact (normalized) address must be listed. */
