@@ -202,6 +202,27 @@ describe('checks 1 to 7', () => {
     );
   });
 
+  it('check 7: 403 model_not_allowed for a model outside the key list, by id or alias', async () => {
+    const k = await createFundedKey(t.app, { topUp: 5_000, settings: { allowed_models: ['demo/chat'] } });
+    const chat = (model: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${k.key}` },
+        payload: { model, messages: [{ role: 'user', content: 'hi' }] },
+      });
+    expect((await chat('demo/chat')).statusCode).toBe(200);
+    const refused = await chat('demo/chat-reasoning');
+    expectError(refused, 403, 'permission_error', 'model_not_allowed');
+    expect(refused.headers['x-ratelimit-limit']).toBe('60');
+    const ledger = await admin<{ data: Array<{ kind: string }> }>(
+      t.app,
+      'GET',
+      `/accounts/${k.accountId}/ledger`,
+    );
+    expect(ledger.data.map((e) => e.kind).sort()).toEqual(['charge', 'topup']);
+  });
+
   it('applies the checks in the spec order', async () => {
     // A disabled key from a blocked IP: 401, not 403.
     const a = await createFundedKey(t.app, {
