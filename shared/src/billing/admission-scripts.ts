@@ -58,7 +58,8 @@ end
 /**
  * Checks 4–7 and the hold. KEYS: rate window, wallet snapshot, spend snapshot, wallet hold
  * expiries, wallet hold amounts, key hold expiries, key hold amounts. ARGV: limit, window ms,
- * request id, estimate, hold ttl ms, min required, cap ('' for none), model allowed ('1'/'0').
+ * request id, estimate, hold ttl ms, min required, cap ('' for none), model allowed ('1'/'0'),
+ * count the request ('1'; '0' for the hold phase of a request already counted).
  * Returns {outcome, limit, remaining, reset ms}, or {'need_snapshot', which} before any write.
  */
 export const ADMIT_LUA = `${HELPERS}
@@ -66,15 +67,23 @@ local limit, window, id, estimate = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local hold_ttl, min_required, cap = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 if redis.call('EXISTS', KEYS[2]) == 0 then return {'need_snapshot', 'wallet'} end
 if cap ~= '' and redis.call('EXISTS', KEYS[3]) == 0 then return {'need_snapshot', 'spend'} end
-local count = redis.call('INCR', KEYS[1])
-local reset = redis.call('PTTL', KEYS[1])
-if reset < 0 then
-  -- The window starts with its first request.
-  redis.call('PEXPIRE', KEYS[1], window)
-  reset = tonumber(window)
+local count, reset
+if ARGV[9] == '0' then
+  -- A second phase of an already counted request (a hold taken once an upload is measured).
+  count = tonumber(redis.call('GET', KEYS[1]) or '0')
+  reset = redis.call('PTTL', KEYS[1])
+  if reset < 0 then reset = tonumber(window) end
+else
+  count = redis.call('INCR', KEYS[1])
+  reset = redis.call('PTTL', KEYS[1])
+  if reset < 0 then
+    -- The window starts with its first request.
+    redis.call('PEXPIRE', KEYS[1], window)
+    reset = tonumber(window)
+  end
+  if count > limit then return {'rate_limited', limit, 0, reset} end
 end
-if count > limit then return {'rate_limited', limit, 0, reset} end
-local remaining = limit - count
+local remaining = math.max(limit - count, 0)
 local now = now_ms()
 local held = live_total(KEYS[4], KEYS[5], now)
 local balance = tonumber(redis.call('HGET', KEYS[2], 'balance'))

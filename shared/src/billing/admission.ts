@@ -16,6 +16,11 @@ export interface AdmitInput {
   /** The hold; 0 for free endpoints, which still pass checks 4–6. */
   readonly estimateMicros: bigint;
   readonly holdTtlMs?: number;
+  /**
+   * False for the second phase of a request that was already counted against the rate limit
+   * (e.g. a transcription whose hold is known only once its upload was measured). Default true.
+   */
+  readonly countRequest?: boolean;
 }
 
 /** The rate window as the response headers need it. */
@@ -56,6 +61,7 @@ export async function admit(deps: BillingDeps, input: AdmitInput): Promise<Admit
         deps.settings.minRequiredMicros,
         input.monthlyCapMicros,
         input.modelAllowed,
+        input.countRequest ?? true,
       ],
     });
     if (reply[0] !== 'need_snapshot') {

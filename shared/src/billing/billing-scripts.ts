@@ -27,6 +27,7 @@ export interface AdmitCall {
     minRequired: bigint,
     cap: bigint | null,
     modelAllowed: boolean,
+    countRequest: boolean,
   ];
 }
 
@@ -72,12 +73,12 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
   const peekRate = command('billingPeekRate').bind(redis);
   return {
     async admit(call) {
-      const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed] = call.args;
+      const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed, count] = call.args;
       const keys = [call.rateWindow, call.walletSnapshot, call.spendSnapshot];
       keys.push(call.walletHolds.expiries, call.walletHolds.amounts);
       keys.push(call.keyHolds.expiries, call.keyHolds.amounts);
       const args = [limit, windowMs, requestId, String(estimate), holdTtlMs, String(minRequired)];
-      args.push(cap === null ? '' : String(cap), modelAllowed ? '1' : '0');
+      args.push(cap === null ? '' : String(cap), modelAllowed ? '1' : '0', count ? '1' : '0');
       return (await admit(...keys, ...args)) as AdmitReply;
     },
     async settle(call) {

@@ -148,3 +148,24 @@ describe('admit: wallet, cap and model (checks 5–7)', () => {
     await expect(fx.billing.admit(input({ estimateMicros: -1n }))).rejects.toThrow(RangeError);
   });
 });
+
+describe('admit: a second phase that does not count the request', () => {
+  it('holds without counting, and still applies checks 5 to 7', async () => {
+    const { input } = await fundedKey(5_000n);
+    const first = await fx.billing.admit(input({ estimateMicros: 0n, rateLimit: 1 }));
+    expect(first).toMatchObject({ outcome: 'admitted', remaining: 0 });
+    const hold = await fx.billing.admit(
+      input({ rateLimit: 1, countRequest: false, estimateMicros: 100n * IRT }),
+    );
+    expect(hold).toMatchObject({ outcome: 'admitted', remaining: 0 });
+    const refused = await fx.billing.admit(input({ rateLimit: 1, countRequest: false, modelAllowed: false }));
+    expect(refused.outcome).toBe('model_not_allowed');
+    const poor = await fx.billing.admit(
+      input({ rateLimit: 1, countRequest: false, estimateMicros: 4_901n * IRT }),
+    );
+    expect(poor.outcome).toBe('admitted');
+    const floor = await fx.billing.admit(input({ rateLimit: 1, countRequest: false }));
+    expect(floor.outcome).toBe('insufficient_quota');
+    expect((await fx.billing.admit(input({ rateLimit: 1 }))).outcome).toBe('rate_limited');
+  });
+});
