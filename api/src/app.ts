@@ -6,6 +6,7 @@ import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/error-handler.ts';
+import { registerFieldValidation } from './plugins/field-validation.ts';
 import { generateRequestId, registerRequestContext } from './plugins/request-context.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
@@ -15,8 +16,12 @@ import { balanceRoutes } from './routes/balance.route.ts';
 import { chatCompletionsRoutes } from './routes/chat-completions.route.ts';
 import { embeddingsRoutes } from './routes/embeddings.route.ts';
 import { healthRoutes } from './routes/health.route.ts';
+import { imagesRoutes } from './routes/images.route.ts';
 import { modelsRoutes } from './routes/models.route.ts';
+import { speechRoutes } from './routes/speech.route.ts';
+import { transcriptionsRoutes } from './routes/transcriptions.route.ts';
 import { usageRoutes } from './routes/usage.route.ts';
+import { videosRoutes } from './routes/videos.route.ts';
 import type { ApiServices } from './services.ts';
 
 /** Everything the HTTP tier needs, built by `main` (or by a test) and passed in explicitly. */
@@ -25,7 +30,7 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly catalogue: Catalogue;
   readonly readinessChecks: readonly ReadinessCheck[];
-  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream'>;
+  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream' | 'media'>;
   /** Largest accepted JSON body, in bytes. */
   readonly bodyLimitBytes?: number;
 }
@@ -89,4 +94,22 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
   const chat = { config: deps.config, client: deps.services.upstream, billing, now: accounts.clock };
   await app.register(chatCompletionsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(embeddingsRoutes, { catalogue: deps.catalogue, chat });
+  await app.register(mediaRoutes, deps);
+}
+
+/** Images, speech, transcriptions (422 field validation) and videos, served through worker jobs. */
+async function mediaRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const { catalogue, config } = deps;
+  const media = deps.services.media;
+  registerFieldValidation(app);
+  await app.register(imagesRoutes, { catalogue, media, defaultModel: config.media.defaultImageModel });
+  await app.register(speechRoutes, { catalogue, media, defaultModel: config.media.defaultTtsModel });
+  const admission = { billing: deps.services.billing };
+  await app.register(transcriptionsRoutes, {
+    catalogue,
+    media,
+    admission,
+    defaultModel: config.media.defaultSttModel,
+  });
+  await app.register(videosRoutes, { catalogue, media, deadlineMs: config.media.videoDeadlineMs });
 }

@@ -1,10 +1,16 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
 import type { Config } from '../../shared/src/config/config.ts';
+import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
+import { createMediaJobsRepository } from '../../shared/src/media-jobs/media-jobs.repository.ts';
+import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
+import { withinMs } from '../../shared/src/runtime/within.ts';
 import { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';
+import { JobWaiter } from './media/job-waiter.ts';
+import type { MediaDeps } from './media/run-sync-job.ts';
 
 /** The api's stateful modules, built once per process over its connections. */
 export interface ApiServices {
@@ -12,8 +18,13 @@ export interface ApiServices {
   readonly billing: Billing;
   /** Pooled keep-alive connections to every upstream provider. */
   readonly upstream: UpstreamClient;
+  /** Media jobs: documents, storage, queues and the waiter of synchronous requests. */
+  readonly media: MediaDeps;
   close(): Promise<void>;
 }
+
+/** The queues whose jobs an api request waits for (video answers at once). */
+const SYNCHRONOUS_QUEUES = ['image', 'speech', 'transcription'] as const;
 
 /** How often a process re-drives charges a crashed process left half-applied. */
 const RECOVERY_INTERVAL_MS = 60_000;
@@ -34,7 +45,19 @@ export async function createApiServices(
   });
   const billing = createBilling({ db: connections.mongo.db, redis: connections.redis, config, logger });
   const upstream = new UpstreamClient(config.upstream);
-  await accounts.keyCache.start();
+  const queueConnection = createRedis(config.redis.url, { forBullmq: true, connectionName: 'api-queues' });
+  const queues = createQueues(queueConnection, config.queues.prefix);
+  const waiter = new JobWaiter(config.redis.url, config.queues.prefix, SYNCHRONOUS_QUEUES);
+  const media: MediaDeps = {
+    jobs: createMediaJobsRepository(connections.mongo.db),
+    storage: createMediaStorage(connections.s3, config.s3.bucket),
+    queues,
+    waiter,
+    billing,
+    waitTimeoutMs: config.media.waitTimeoutMs,
+    now: accounts.clock,
+  };
+  await Promise.all([accounts.keyCache.start(), waiter.start()]);
   const recovery = setInterval(() => {
     billing
       .recoverPendingEntries(RECOVERY_INTERVAL_MS)
@@ -45,11 +68,15 @@ export async function createApiServices(
     accounts,
     billing,
     upstream,
+    media,
     async close() {
       clearInterval(recovery);
       await upstream.close();
-      await accounts.keyCache.close();
-      await subscriber.quit().catch(() => undefined);
+      await waiter.close();
+      await closeQueues(queues);
+      queueConnection.disconnect();
+      await withinMs(accounts.keyCache.close(), 2_000);
+      subscriber.disconnect();
     },
   };
 }

@@ -1,16 +1,21 @@
+import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
 import { closeOnSignals, exitOnStartupFailure } from '../../shared/src/runtime/shutdown.ts';
-import { processors } from './processors/processor-table.ts';
+import { createMediaWorkerDeps } from './media/create-media-worker-deps.ts';
+import { createProcessors } from './processors/processor-table.ts';
 import { closeWorkers, runWorkers } from './run-workers.ts';
 
 /** The worker process: one BullMQ worker per role in `WORKER_QUEUES`, concurrency per queue from config. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  const catalogue = loadCatalogue(config.catalogue.path);
   const logger = createLogger({ name: 'worker', level: config.logLevel });
   const connections = await openConnections(config, 'worker');
+  const media = createMediaWorkerDeps(config, connections, catalogue, logger);
+  const processors = createProcessors(media.deps);
   const bullmqConnection = createRedis(config.redis.url, {
     forBullmq: true,
     connectionName: 'worker-bullmq',
@@ -20,12 +25,15 @@ async function main(): Promise<void> {
     prefix: config.queues.prefix,
     queues: config.worker.queues,
     concurrency: config.worker.concurrency,
+    lockDurationMs: config.worker.lockDurationMs,
+    stalledIntervalMs: config.worker.stalledIntervalMs,
     processors,
     logger,
   });
   closeOnSignals(logger, config.shutdownTimeoutMs, async () => {
     await closeWorkers(workers); // active jobs finish; the rest stay queued for another worker
     await bullmqConnection.quit();
+    await media.close();
     await closeConnections(connections);
   });
   logger.info({ queues: config.worker.queues }, 'worker ready');

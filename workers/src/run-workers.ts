@@ -9,6 +9,8 @@ export interface RunWorkersOptions {
   readonly prefix: string;
   readonly queues: readonly QueueName[];
   readonly concurrency: Readonly<Record<QueueName, number>>;
+  readonly lockDurationMs?: number;
+  readonly stalledIntervalMs?: number;
   readonly processors: ProcessorTable;
   readonly logger: Logger;
 }
@@ -17,11 +19,13 @@ export interface RunWorkersOptions {
 export function runWorkers(options: RunWorkersOptions): Worker[] {
   return options.queues.map((queue) => {
     const log = options.logger.child({ queue });
-    const worker = new Worker(queue, (job) => dispatch(queue, job, options.processors), {
+    const worker = new Worker(queue, (job, token) => dispatch(queue, job, token, options.processors), {
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency[queue],
       autorun: true,
+      ...(options.lockDurationMs === undefined ? {} : { lockDuration: options.lockDurationMs }),
+      ...(options.stalledIntervalMs === undefined ? {} : { stalledInterval: options.stalledIntervalMs }),
     });
     // Listeners only log; state changes happen inside processors.
     worker.on('failed', (job, err) => log.warn({ jobId: job?.id, jobName: job?.name, err }, 'job failed'));
@@ -31,12 +35,17 @@ export function runWorkers(options: RunWorkersOptions): Worker[] {
   });
 }
 
-async function dispatch(queue: QueueName, job: Job, table: ProcessorTable): Promise<unknown> {
+async function dispatch(
+  queue: QueueName,
+  job: Job,
+  token: string | undefined,
+  table: ProcessorTable,
+): Promise<unknown> {
   const processor = table[queue]?.[job.name];
   if (processor === undefined) {
     throw new UnrecoverableError(`no processor for job "${job.name}" on queue "${queue}"`);
   }
-  return processor(job);
+  return processor(job, token);
 }
 
 /** Waits for every worker to finish its active jobs (or hand them back) and stop. */

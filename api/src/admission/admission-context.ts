@@ -17,6 +17,10 @@ export interface RouteAdmission {
   readonly model?: (request: { body: unknown; query: unknown }) => string | undefined;
   /** The cost to hold while the request runs, in µIRT (0 for free endpoints). Runs before validation. */
   readonly estimateMicros?: (request: { body: unknown; query: unknown }) => bigint;
+  /** The hold's id when it is not the request id (a media job's id: the job settles it). */
+  readonly holdId?: (requestId: string) => string;
+  /** How long the hold lives if nobody settles or releases it (a video render outlives requests). */
+  readonly holdTtlMs?: number;
 }
 
 declare module 'fastify' {

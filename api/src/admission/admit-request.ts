@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashApiKey } from '../../../shared/src/accounts/api-key-format.ts';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
+import type { AdmitResult } from '../../../shared/src/billing/admission.ts';
 import type { Billing } from '../../../shared/src/billing/billing.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
-import type { RouteAdmission } from './admission-context.ts';
+import type { AdmissionContext, RouteAdmission } from './admission-context.ts';
 import { presentedApiKey } from './key-carriers.ts';
 import { isIpAllowed, isKeyUsable, isModelAllowed } from './key-validity.ts';
 
@@ -61,30 +62,64 @@ export function createAdmissionHook(deps: AdmissionDeps) {
     const canonical =
       requested === undefined ? undefined : (deps.catalogue.resolve(requested)?.id ?? requested);
     const estimateMicros = settings.estimateMicros?.(inputs) ?? 0n;
+    const holdId = settings.holdId?.(request.id) ?? request.id;
     const result = await deps.billing.admit({
-      requestId: request.id,
+      requestId: holdId,
       accountId: key.accountId,
       keyId: key.id,
       rateLimit: key.rateLimit,
       monthlyCapMicros: key.monthlyCapMicros,
       modelAllowed: isModelAllowed(key, canonical),
       estimateMicros,
+      ...(settings.holdTtlMs === undefined ? {} : { holdTtlMs: settings.holdTtlMs }),
     });
     setRateHeaders(reply, result);
-    switch (result.outcome) {
-      case 'admitted':
-        request.admission = { key, holdId: request.id, estimateMicros, rateLimit: result, settled: false };
-        return;
-      case 'rate_limited':
-        throw errors.rateLimitExceeded(Math.max(1, Math.ceil(result.resetMs / 1000)));
-      case 'insufficient_quota':
-        throw errors.insufficientQuota();
-      case 'spend_limit_reached':
-        throw errors.spendLimitReached();
-      case 'model_not_allowed':
-        throw errors.modelNotAllowed(canonical ?? '');
-    }
+    throwUnlessAdmitted(result, canonical);
+    request.admission = { key, holdId, estimateMicros, rateLimit: result, settled: false };
   };
+}
+
+/**
+ * The second phase of a request whose cost is known only after its body was read (a transcription
+ * is priced by the duration of its upload): checks 5–7 again and the hold, without counting the
+ * request against the rate limit a second time.
+ */
+export async function admitHold(
+  deps: Pick<AdmissionDeps, 'billing'>,
+  reply: FastifyReply,
+  admission: AdmissionContext,
+  canonicalModel: string,
+  estimateMicros: bigint,
+): Promise<AdmissionContext> {
+  const { key } = admission;
+  const result = await deps.billing.admit({
+    requestId: admission.holdId,
+    accountId: key.accountId,
+    keyId: key.id,
+    rateLimit: key.rateLimit,
+    monthlyCapMicros: key.monthlyCapMicros,
+    modelAllowed: isModelAllowed(key, canonicalModel),
+    estimateMicros,
+    countRequest: false,
+  });
+  setRateHeaders(reply, result);
+  throwUnlessAdmitted(result, canonicalModel);
+  return { ...admission, estimateMicros, settled: false };
+}
+
+function throwUnlessAdmitted(result: AdmitResult, canonical: string | undefined): void {
+  switch (result.outcome) {
+    case 'admitted':
+      return;
+    case 'rate_limited':
+      throw errors.rateLimitExceeded(Math.max(1, Math.ceil(result.resetMs / 1000)));
+    case 'insufficient_quota':
+      throw errors.insufficientQuota();
+    case 'spend_limit_reached':
+      throw errors.spendLimitReached();
+    case 'model_not_allowed':
+      throw errors.modelNotAllowed(canonical ?? '');
+  }
 }
 
 function setRateHeaders(reply: FastifyReply, window: { limit: number; remaining: number }): void {

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../../shared/src/errors/app-error.ts';
+import { FieldValidationError } from './field-validation.ts';
 import { describeValidationError } from './validation-message.ts';
 
 /**
@@ -11,6 +12,10 @@ import { describeValidationError } from './validation-message.ts';
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof FieldValidationError) {
+      request.log.info({ status: 422, errors: error.errors }, error.message);
+      return reply.code(422).send(error.toBody());
+    }
     const appError = toAppError(error, request);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, status: appError.status }, appError.message);

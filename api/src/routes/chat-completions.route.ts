@@ -9,7 +9,7 @@ import type { ChatDeps } from '../chat/chat-context.ts';
 import { type ChatRequestBody, toChatRequest } from '../chat/chat-request.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { completeChat } from '../chat/complete-chat.ts';
-import { wantsIdentity } from '../chat/identity.ts';
+import { identityMessage, wantsIdentity } from '../chat/identity.ts';
 import { openChatStream } from '../chat/stream-chat.ts';
 import { chatRequestSchema } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
@@ -73,6 +73,9 @@ function holdFor(catalogue: Catalogue, body: unknown): bigint {
     Number.isInteger(v),
   );
   const choices = Number.isInteger(fields.n) && (fields.n as number) > 1 ? BigInt(fields.n as number) : 1n;
-  const inputCharacters = JSON.stringify(fields.messages ?? '').length;
+  // The identity prompt the gateway may prepend is input too. Counted whether or not it applies:
+  // an over-estimate only delays admission, an under-estimate lets concurrent requests overshoot.
+  const inputCharacters =
+    JSON.stringify(fields.messages ?? '').length + JSON.stringify(identityMessage(model)).length;
   return tokenHoldMicros(model.pricing, inputCharacters, maxOutput, model.max_output_tokens) * choices;
 }

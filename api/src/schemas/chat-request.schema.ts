@@ -20,15 +20,13 @@ const imagePart = {
   required: ['type', 'image_url'],
   properties: {
     type: { const: 'image_url' },
+    // One schema for both forms (pattern applies to the string, the rest to the object), so an
+    // error names the URL instead of the first `anyOf` branch ("must be string").
     image_url: {
-      anyOf: [
-        { type: 'string', pattern: HTTPS_OR_DATA_IMAGE },
-        {
-          type: 'object',
-          required: ['url'],
-          properties: { url: { type: 'string', pattern: HTTPS_OR_DATA_IMAGE }, detail: { type: 'string' } },
-        },
-      ],
+      type: ['string', 'object'],
+      pattern: HTTPS_OR_DATA_IMAGE,
+      required: ['url'],
+      properties: { url: { type: 'string', pattern: HTTPS_OR_DATA_IMAGE }, detail: { type: 'string' } },
     },
   },
 } as const;
@@ -76,7 +74,8 @@ const message = {
   required: ['role'],
   properties: {
     role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
-    content: { anyOf: [{ type: 'string' }, { type: 'array', items: contentPart }, { type: 'null' }] },
+    // Not `anyOf`: a bad part would be reported as "must be string" (the first branch).
+    content: { type: ['string', 'array', 'null'], items: contentPart },
     name: { type: 'string' },
     tool_calls: { type: 'array', items: toolCall },
     tool_call_id: { type: 'string' },
@@ -144,7 +143,7 @@ export const chatRequestSchema = {
     top_p: { type: 'number', minimum: 0, maximum: 1 },
     frequency_penalty: { type: 'number', minimum: -2, maximum: 2 },
     presence_penalty: { type: 'number', minimum: -2, maximum: 2 },
-    stop: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 16 }] },
+    stop: { type: ['string', 'array'], items: { type: 'string' }, maxItems: 16 },
     seed: { type: 'integer' },
     n: { type: 'integer', minimum: 1, maximum: 16 },
     user: { type: 'string' },

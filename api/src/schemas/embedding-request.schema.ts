@@ -4,11 +4,13 @@ export const embeddingRequestSchema = {
   required: ['input'],
   properties: {
     model: { type: 'string' },
+    // One schema for both forms (not `anyOf`), so an error names the bad item, not the first branch.
     input: {
-      anyOf: [
-        { type: 'string', minLength: 1 },
-        { type: 'array', minItems: 1, maxItems: 2048, items: { type: 'string', minLength: 1 } },
-      ],
+      type: ['string', 'array'],
+      minLength: 1,
+      minItems: 1,
+      maxItems: 2048,
+      items: { type: 'string', minLength: 1 },
     },
     dimensions: { type: 'integer', minimum: 1, maximum: 65_536 },
     encoding_format: { enum: ['float', 'base64'] },

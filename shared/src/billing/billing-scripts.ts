@@ -73,7 +73,8 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
   const peekRate = command('billingPeekRate').bind(redis);
   return {
     async admit(call) {
-      const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed, count] = call.args;
+      const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed, count] =
+        call.args;
       const keys = [call.rateWindow, call.walletSnapshot, call.spendSnapshot];
       keys.push(call.walletHolds.expiries, call.walletHolds.amounts);
       keys.push(call.keyHolds.expiries, call.keyHolds.amounts);

@@ -32,6 +32,10 @@ export interface Config {
   readonly worker: {
     readonly queues: readonly QueueName[];
     readonly concurrency: Readonly<Record<QueueName, number>>;
+    /** How long a worker's lock on an active job lasts (renewed while it runs). */
+    readonly lockDurationMs: number;
+    /** How often stalled jobs (their worker died) are looked for and handed to another worker. */
+    readonly stalledIntervalMs: number;
   };
   readonly catalogue: { readonly path: string | undefined };
   readonly readinessTimeoutMs: number;
@@ -51,6 +55,7 @@ export interface Config {
   readonly keyCacheTtlMs: number;
   /** Upstream base URLs (version path included) and keys; a provider without a key is not routed to. */
   readonly providers: Readonly<Record<Exclude<ProviderId, 'demo'>, UpstreamProviderConfig>>;
+  readonly media: MediaConfig;
   readonly upstream: {
     readonly connectTimeoutMs: number;
     /** Until the upstream's response headers arrive. */
@@ -59,6 +64,23 @@ export interface Config {
     readonly bodyTimeoutMs: number;
     readonly connectionsPerOrigin: number;
   };
+}
+
+export interface MediaConfig {
+  /** Models used when an image, speech or transcription request names none (catalogue ids). */
+  readonly defaultImageModel: string;
+  readonly defaultTtsModel: string;
+  readonly defaultSttModel: string;
+  /** How long the api waits for an image, speech or transcription job before answering an error. */
+  readonly waitTimeoutMs: number;
+  /** A video render still running this long after submission is given up (failed, not charged). */
+  readonly videoDeadlineMs: number;
+  /** First delay between two polls of a render; it grows up to 6 times that. */
+  readonly videoPollIntervalMs: number;
+  /** How long a finished video stays downloadable. */
+  readonly videoRetentionMs: number;
+  /** How long the offline demo provider takes to "render" a video. */
+  readonly demoVideoRenderMs: number;
 }
 
 export interface UpstreamProviderConfig {
@@ -175,6 +197,8 @@ const envSchema = z.object({
   WORKER_CONCURRENCY_SPEECH: int(1, 1000).default(8),
   WORKER_CONCURRENCY_TRANSCRIPTION: int(1, 1000).default(4),
   WORKER_CONCURRENCY_VIDEO: int(1, 1000).default(16),
+  WORKER_LOCK_DURATION_MS: int(500, 600_000).default(30_000),
+  WORKER_STALLED_INTERVAL_MS: int(500, 600_000).default(30_000),
   CATALOGUE_PATH: optional(z.string().trim().min(1)),
   ADMIN_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
   TRUST_PROXY: z
@@ -201,6 +225,14 @@ const envSchema = z.object({
     .default('Asia/Tehran'),
   HOLD_TTL_MS: int(1_000, 24 * 3600 * 1000).default(15 * 60 * 1000),
   KEY_CACHE_TTL_MS: int(0, 60_000).default(60_000),
+  DEFAULT_IMAGE_MODEL: z.string().trim().min(1).default('openai/gpt-image-1'),
+  DEFAULT_TTS_MODEL: z.string().trim().min(1).default('openai/gpt-4o-mini-tts'),
+  DEFAULT_STT_MODEL: z.string().trim().min(1).default('openai/whisper-1'),
+  MEDIA_WAIT_TIMEOUT_MS: int(100, 900_000).default(120_000),
+  VIDEO_DEADLINE_MS: int(1_000, 24 * 3600 * 1000).default(30 * 60 * 1000),
+  VIDEO_POLL_INTERVAL_MS: int(10, 600_000).default(5_000),
+  VIDEO_RETENTION_DAYS: int(1, 365).default(7),
+  DEMO_VIDEO_RENDER_MS: int(0, 600_000).default(2_000),
   UPSTREAM_CONNECT_TIMEOUT_MS: int(100, 120_000).default(5_000),
   UPSTREAM_HEADERS_TIMEOUT_MS: int(100, 900_000).default(120_000),
   UPSTREAM_BODY_TIMEOUT_MS: int(100, 900_000).default(120_000),
@@ -287,6 +319,8 @@ export function loadConfig(env: Env): Config {
         transcription: e.WORKER_CONCURRENCY_TRANSCRIPTION,
         video: e.WORKER_CONCURRENCY_VIDEO,
       },
+      lockDurationMs: e.WORKER_LOCK_DURATION_MS,
+      stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
     },
     catalogue: { path: e.CATALOGUE_PATH },
     adminToken: e.ADMIN_TOKEN,
@@ -307,6 +341,16 @@ export function loadConfig(env: Env): Config {
         ];
       }),
     ) as Config['providers'],
+    media: {
+      defaultImageModel: e.DEFAULT_IMAGE_MODEL,
+      defaultTtsModel: e.DEFAULT_TTS_MODEL,
+      defaultSttModel: e.DEFAULT_STT_MODEL,
+      waitTimeoutMs: e.MEDIA_WAIT_TIMEOUT_MS,
+      videoDeadlineMs: e.VIDEO_DEADLINE_MS,
+      videoPollIntervalMs: e.VIDEO_POLL_INTERVAL_MS,
+      videoRetentionMs: e.VIDEO_RETENTION_DAYS * 24 * 3600 * 1000,
+      demoVideoRenderMs: e.DEMO_VIDEO_RENDER_MS,
+    },
     upstream: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: e.UPSTREAM_HEADERS_TIMEOUT_MS,

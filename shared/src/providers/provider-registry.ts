@@ -21,31 +21,44 @@ export const HTTP_ADAPTERS: Readonly<Partial<Record<ProviderId, ProviderAdapter>
 });
 
 /** A route the gateway can take right now: the provider is known and has credentials configured. */
-export type ResolvedRoute =
+export type ResolvedRoute<A = ProviderAdapter> =
   | { readonly kind: 'demo'; readonly provider: 'demo'; readonly nativeModel: string }
   | {
       readonly kind: 'http';
       readonly provider: ProviderId;
-      readonly adapter: ProviderAdapter;
+      readonly adapter: A;
       readonly target: UpstreamTarget;
     };
 
+type CatalogueRoutes = ReadonlyArray<{ provider: ProviderId; native_id: string }>;
+
 /**
- * The routes of a model that can be tried, in catalogue order. A provider without an API key in
- * the configuration is skipped (never called), so no traffic leaves for an unconfigured upstream.
+ * The chat and embedding routes of a model that can be tried, in catalogue order. A provider
+ * without an API key in the configuration is skipped (never called), so no traffic leaves for an
+ * unconfigured upstream.
  */
 export function usableRoutes(
-  routes: ReadonlyArray<{ provider: ProviderId; native_id: string }>,
+  routes: CatalogueRoutes,
   config: Pick<Config, 'providers'>,
   maxOutputTokens: number | null,
 ): ResolvedRoute[] {
-  const usable: ResolvedRoute[] = [];
+  return resolveRoutes(routes, config, HTTP_ADAPTERS, maxOutputTokens);
+}
+
+/** The usable routes of a model over a given adapter table (chat, media…). */
+export function resolveRoutes<A>(
+  routes: CatalogueRoutes,
+  config: Pick<Config, 'providers'>,
+  adapters: Readonly<Partial<Record<ProviderId, A>>>,
+  maxOutputTokens: number | null,
+): ResolvedRoute<A>[] {
+  const usable: ResolvedRoute<A>[] = [];
   for (const route of routes) {
     if (route.provider === 'demo') {
       usable.push({ kind: 'demo', provider: 'demo', nativeModel: route.native_id });
       continue;
     }
-    const adapter = HTTP_ADAPTERS[route.provider];
+    const adapter = adapters[route.provider];
     const upstream = config.providers[route.provider];
     if (adapter === undefined || upstream.apiKey === undefined) continue;
     const target: UpstreamTarget = {

@@ -5,6 +5,7 @@ import {
   UpstreamProtocolError,
   type UpstreamRequest,
 } from '../providers/chat-types.ts';
+import type { MediaHttpRequest } from '../providers/media-types.ts';
 import type { ResolvedRoute } from '../providers/provider-registry.ts';
 import {
   classifyTransportError,
@@ -37,10 +38,10 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * error, broken answer) moves on to the next route; a rejection of the request itself (400, 413,
  * 422) stops at once. When no route succeeds the client gets the spec's error for what happened.
  */
-export async function firstSuccessfulRoute<T>(
-  routes: readonly ResolvedRoute[],
-  attempt: (route: ResolvedRoute) => Promise<T>,
-): Promise<{ route: ResolvedRoute; value: T }> {
+export async function firstSuccessfulRoute<T, A>(
+  routes: readonly ResolvedRoute<A>[],
+  attempt: (route: ResolvedRoute<A>) => Promise<T>,
+): Promise<{ route: ResolvedRoute<A>; value: T }> {
   if (routes.length === 0) {
     throw new AppError(502, 'upstream_error', 'upstream_error', 'No provider is configured for this model.');
   }
@@ -57,15 +58,19 @@ export async function firstSuccessfulRoute<T>(
   throw clientErrorFor(failures);
 }
 
+/** How an adapter reads its provider's error answers. */
+type ErrorReading = Pick<ProviderAdapter, 'errorMessage' | 'isCredentialRejection'>;
+
 /** Sends a request to an HTTP route; resolves only with a 2xx answer, else throws RouteFailure. */
 export async function sendToRoute(
   client: UpstreamClient,
   provider: string,
-  adapter: ProviderAdapter,
-  request: UpstreamRequest,
+  adapter: ErrorReading,
+  request: UpstreamRequest | MediaHttpRequest,
   signal: AbortSignal,
 ): Promise<UpstreamResponse> {
-  const response = await client.send(request, signal);
+  const response =
+    'method' in request ? await client.sendMedia(request, signal) : await client.send(request, signal);
   if (response.status >= 200 && response.status < 300) return response;
   const text = await readBounded(response.body, MAX_ERROR_BODY_BYTES).catch(() => '');
   const message = adapter.errorMessage(response.status, text);
@@ -89,7 +94,7 @@ export async function readJsonBody(response: UpstreamResponse): Promise<unknown>
   }
 }
 
-function asFailure(route: ResolvedRoute, err: unknown): UpstreamFailure {
+function asFailure<A>(route: ResolvedRoute<A>, err: unknown): UpstreamFailure {
   if (err instanceof RouteFailure) return err.failure;
   if (err instanceof UpstreamTransportError) return failureFromTransport(route.provider, err.failure);
   if (err instanceof UnsupportedFeatureError) {

@@ -1,5 +1,6 @@
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, FormData, errors as undiciErrors } from 'undici';
 import type { UpstreamRequest } from '../providers/chat-types.ts';
+import type { MediaHttpRequest } from '../providers/media-types.ts';
 
 export interface UpstreamClientOptions {
   readonly connectTimeoutMs: number;
@@ -66,9 +67,37 @@ export class UpstreamClient {
     }
   }
 
+  /** Sends a media request (GET, JSON POST or multipart POST); resolves once headers arrived. */
+  async sendMedia(request: MediaHttpRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
+    try {
+      const response = await this.#agent.request({
+        origin: new URL(request.url).origin,
+        path: pathOf(request.url),
+        method: request.method,
+        headers: request.headers,
+        body: encodeBody(request.body),
+        signal,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (err) {
+      throw classifyTransportError(err);
+    }
+  }
+
   async close(): Promise<void> {
     await this.#agent.close();
   }
+}
+
+function encodeBody(body: MediaHttpRequest['body']): string | FormData | undefined {
+  if (body === undefined || typeof body === 'string') return body;
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body.fields)) form.append(name, value);
+  if (body.file !== undefined) {
+    const { field, fileName, contentType, data } = body.file;
+    form.append(field, new Blob([data], { type: contentType }), fileName);
+  }
+  return form;
 }
 
 function pathOf(url: string): string {

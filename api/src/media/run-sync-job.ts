@@ -1,0 +1,134 @@
+import type { Billing } from '../../../shared/src/billing/billing.ts';
+import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
+import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
+import { AppError, type ErrorType } from '../../../shared/src/errors/app-error.ts';
+import { enqueueMediaJob, type Queues } from '../../../shared/src/jobs/job-catalogue.ts';
+import type { MediaJob, MediaJobRequest, MediaJobResult } from '../../../shared/src/media-jobs/media-job.ts';
+import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
+import { type MediaStorage, mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import type { AdmissionContext } from '../admission/admission-context.ts';
+import type { JobWaiter } from './job-waiter.ts';
+
+/** What the media endpoints need from the process. */
+export interface MediaDeps {
+  readonly jobs: MediaJobsRepository;
+  readonly storage: MediaStorage;
+  readonly queues: Queues;
+  readonly waiter: JobWaiter;
+  readonly billing: Pick<Billing, 'settle'>;
+  readonly waitTimeoutMs: number;
+  readonly now: () => Date;
+}
+
+export interface SyncJobInput {
+  readonly request: Exclude<MediaJobRequest, { kind: 'video' }>;
+  readonly model: CatalogueModel;
+  readonly admission: AdmissionContext;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+/** A delivered job: its result, and what it was charged. */
+export interface Delivered<R extends MediaJobResult = MediaJobResult> {
+  readonly job: MediaJob;
+  readonly result: R;
+  readonly costMicros: bigint;
+}
+
+/**
+ * An image, speech or transcription request: a job document (`queued`), a BullMQ job with the same
+ * id, and a bounded wait for it. A completed job is delivered: charged once (ledger entry keyed by
+ * the job id) and marked `delivered`. When the wait ends first (timeout, client gone) the job is
+ * cancelled, or its finished result discarded, so a request answered with an error is never
+ * charged, even if its job finishes later; the hold is released when the response ends.
+ */
+export async function runSyncJob(deps: MediaDeps, input: SyncJobInput): Promise<Delivered> {
+  const { admission, model } = input;
+  const jobId = admission.holdId;
+  const record = { id: jobId, accountId: admission.key.accountId, keyId: admission.key.id, model: model.id };
+  await deps.jobs.insertQueued(
+    { ...record, request: input.request, holdMicros: admission.estimateMicros, deadlineAt: null },
+    deps.now(),
+  );
+  await enqueueMediaJob(deps.queues, input.request.kind, jobId);
+  const outcome = await deps.waiter.waitForEnd(
+    jobId,
+    () => deps.jobs.findById(jobId),
+    deps.waitTimeoutMs,
+    input.signal,
+  );
+  if (outcome.ended === null) throw await abandon(deps, jobId, outcome.reason);
+  const job = outcome.ended;
+  if (job.status !== 'completed' || job.result === null) throw errorOf(job);
+  return deliver(deps, job, job.result, model, admission);
+}
+
+async function deliver(
+  deps: MediaDeps,
+  job: MediaJob,
+  result: MediaJobResult,
+  model: CatalogueModel,
+  admission: AdmissionContext,
+): Promise<Delivered> {
+  const costMicros = mediaCostMicros(model.pricing, billedQuantity(result));
+  await deps.billing.settle({
+    requestId: job.id,
+    accountId: job.accountId,
+    keyId: job.keyId,
+    model: model.id,
+    costMicros,
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
+  admission.settled = true;
+  const delivered = await deps.jobs.markDelivered(job.id, costMicros, deps.now());
+  return { job: delivered ?? job, result, costMicros };
+}
+
+/** What the pricing unit counts: images, characters of input, or seconds of audio. */
+function billedQuantity(result: MediaJobResult): number {
+  switch (result.kind) {
+    case 'image':
+      return result.images.length;
+    case 'speech':
+      return result.characters;
+    case 'transcription':
+      return result.duration;
+    case 'video':
+      return result.seconds;
+  }
+}
+
+/** The wait ended before the job: nothing may be charged for it, whichever finishes first. */
+async function abandon(deps: MediaDeps, jobId: string, reason: 'timeout' | 'aborted'): Promise<AppError> {
+  const cancelled = await deps.jobs.markCancelled(jobId, deps.now());
+  if (cancelled === null) {
+    const discarded = await deps.jobs.markDiscarded(jobId, deps.now());
+    if (discarded?.result) await deps.storage.remove(storedKeys(discarded.id, discarded.result));
+  }
+  if (reason === 'aborted')
+    return new AppError(499, 'invalid_request_error', 'client_closed_request', 'The client went away.');
+  return new AppError(
+    504,
+    'upstream_error',
+    'upstream_timeout',
+    'The provider did not finish in time; nothing was charged. Retry with backoff.',
+  );
+}
+
+function storedKeys(jobId: string, result: MediaJobResult): string[] {
+  if (result.kind === 'image') return result.images.map((image) => image.key);
+  if (result.kind === 'speech') return [result.key];
+  if (result.kind === 'video') return [result.key];
+  return [mediaKeys.upload(jobId)];
+}
+
+/** The client's error for a job that failed (as the worker recorded it). */
+export function errorOf(job: MediaJob): AppError {
+  const error = job.error ?? {
+    message: 'The media job did not complete.',
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_error',
+  };
+  return new AppError(error.status, error.type as ErrorType, error.code, error.message);
+}

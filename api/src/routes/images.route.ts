@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
+import { microsToIrt } from '../../../shared/src/billing/money.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
+import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
+import type { ImageRequest } from '../../../shared/src/providers/media-types.ts';
+import { bodyModelName } from '../admission/admission-context.ts';
+import { requireAdmission } from '../admission/require-admission.ts';
+import { clientGoneSignal } from '../chat/client-gone.ts';
+import { defined } from '../media/defined.ts';
+import { type MediaDeps, runSyncJob } from '../media/run-sync-job.ts';
+import { imageRequestSchema } from '../schemas/media-request.schema.ts';
+
+export interface ImagesRouteDeps {
+  readonly catalogue: Catalogue;
+  readonly media: MediaDeps;
+  readonly defaultModel: string;
+}
+
+type ImageBody = ImageRequest & { model?: string };
+
+/** `POST /v1/images/generations`: images as base64 PNG, produced by a worker job. */
+export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps): Promise<void> {
+  app.post<{ Body: ImageBody }>(
+    '/v1/images/generations',
+    {
+      attachValidation: true,
+      schema: { body: imageRequestSchema },
+      config: {
+        admission: {
+          model: (inputs) => bodyModelName(inputs) ?? deps.defaultModel,
+          estimateMicros: ({ body }) => holdFor(deps, body),
+          holdId: (requestId) => mediaJobIdFor('image', requestId),
+        },
+      },
+    },
+    async (request, reply) => {
+      const model = resolveModelFor(deps.catalogue, request.body.model ?? deps.defaultModel, 'image');
+      const { prompt, n, size, quality, background, aspect_ratio } = request.body;
+      const input: ImageRequest = { prompt, n, ...defined({ size, quality, background, aspect_ratio }) };
+      const delivered = await runSyncJob(deps.media, {
+        request: { kind: 'image', input },
+        model,
+        admission: requireAdmission(request),
+        signal: clientGoneSignal(reply),
+      });
+      if (delivered.result.kind !== 'image') throw new Error('an image job delivered another kind of result');
+      const data = await Promise.all(
+        delivered.result.images.map(async (image) => ({
+          b64_json: Buffer.from(await deps.media.storage.getBytes(image.key)).toString('base64'),
+          ...(image.revisedPrompt === null ? {} : { revised_prompt: image.revisedPrompt }),
+        })),
+      );
+      return {
+        created: Math.floor(delivered.job.createdAt.getTime() / 1000),
+        data,
+        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        service: { model: model.id, cost: microsToIrt(delivered.costMicros), currency: 'IRT' },
+      };
+    },
+  );
+}
+
+function holdFor(deps: ImagesRouteDeps, body: unknown): bigint {
+  const fields = body as { n?: unknown } | null;
+  const model = deps.catalogue.resolve(bodyModelName({ body }) ?? deps.defaultModel);
+  if (model === undefined || model.type !== 'image') return 0n;
+  const n = Number.isInteger(fields?.n) ? Math.min(Math.max(fields?.n as number, 1), 4) : 1;
+  return mediaCostMicros(model.pricing, n);
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
+import { microsToIrt } from '../../../shared/src/billing/money.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
+import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
+import type { SpeechRequest } from '../../../shared/src/providers/media-types.ts';
+import { bodyModelName } from '../admission/admission-context.ts';
+import { requireAdmission } from '../admission/require-admission.ts';
+import { clientGoneSignal } from '../chat/client-gone.ts';
+import { defined } from '../media/defined.ts';
+import { type MediaDeps, runSyncJob } from '../media/run-sync-job.ts';
+import { speechRequestSchema } from '../schemas/media-request.schema.ts';
+
+export interface SpeechRouteDeps {
+  readonly catalogue: Catalogue;
+  readonly media: MediaDeps;
+  readonly defaultModel: string;
+}
+
+type SpeechBody = SpeechRequest & { model?: string };
+
+/**
+ * `POST /v1/audio/speech`: MP3 bytes (`audio/mpeg`), produced by a worker job. The cost, which a
+ * binary body cannot carry, is in the headers `X-Service-Cost` and `X-Service-Currency`.
+ */
+export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps): Promise<void> {
+  app.post<{ Body: SpeechBody }>(
+    '/v1/audio/speech',
+    {
+      attachValidation: true,
+      schema: { body: speechRequestSchema },
+      config: {
+        admission: {
+          model: (inputs) => bodyModelName(inputs) ?? deps.defaultModel,
+          estimateMicros: ({ body }) => holdFor(deps, body),
+          holdId: (requestId) => mediaJobIdFor('speech', requestId),
+        },
+      },
+    },
+    async (request, reply) => {
+      const model = resolveModelFor(deps.catalogue, request.body.model ?? deps.defaultModel, 'tts');
+      const { input, voice, instructions, speed } = request.body;
+      const delivered = await runSyncJob(deps.media, {
+        request: { kind: 'speech', input: { input, voice, ...defined({ instructions, speed }) } },
+        model,
+        admission: requireAdmission(request),
+        signal: clientGoneSignal(reply),
+      });
+      if (delivered.result.kind !== 'speech')
+        throw new Error('a speech job delivered another kind of result');
+      const audio = await deps.media.storage.read(delivered.result.key);
+      if (audio === null || audio === 'unsatisfiable')
+        throw new Error(`the audio of job ${delivered.job.id} is missing`);
+      return reply
+        .header('content-type', 'audio/mpeg')
+        .header('content-length', String(audio.contentLength))
+        .header('x-service-cost', String(microsToIrt(delivered.costMicros)))
+        .header('x-service-currency', 'IRT')
+        .send(audio.body);
+    },
+  );
+}
+
+function holdFor(deps: SpeechRouteDeps, body: unknown): bigint {
+  const model = deps.catalogue.resolve(bodyModelName({ body }) ?? deps.defaultModel);
+  const input = (body as { input?: unknown } | null)?.input;
+  if (model === undefined || model.type !== 'tts' || typeof input !== 'string') return 0n;
+  return mediaCostMicros(model.pricing, input.length);
+}

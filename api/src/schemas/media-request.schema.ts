@@ -1,0 +1,44 @@
+/** JSON Schemas of the image and speech request bodies (spec); violations answer 422. */
+
+export const imageRequestSchema = {
+  type: 'object',
+  required: ['prompt'],
+  properties: {
+    prompt: { type: 'string', minLength: 1, maxLength: 32_000 },
+    model: { type: 'string', minLength: 1 },
+    n: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
+    size: { type: 'string', pattern: '^([1-9][0-9]{1,4}x[1-9][0-9]{1,4}|auto)$' },
+    quality: { enum: ['low', 'medium', 'high', 'auto'] },
+    background: { type: 'string', maxLength: 32 },
+    aspect_ratio: { type: 'string', pattern: '^[1-9][0-9]?:[1-9][0-9]?$' },
+    // The convention's clients may ask for base64 explicitly; it is the only form answered.
+    response_format: { const: 'b64_json' },
+    user: { type: 'string' },
+  },
+} as const;
+
+export const speechRequestSchema = {
+  type: 'object',
+  required: ['input', 'voice'],
+  properties: {
+    input: { type: 'string', minLength: 1, maxLength: 10_000 },
+    voice: { type: 'string', minLength: 1, maxLength: 128 },
+    model: { type: 'string', minLength: 1 },
+    instructions: { type: 'string', maxLength: 4_096 },
+    speed: { type: 'number', minimum: 0.25, maximum: 4 },
+    // Only MP3 is produced (spec: `audio/mpeg`).
+    response_format: { const: 'mp3' },
+  },
+} as const;
+
+export const videoRequestSchema = {
+  type: 'object',
+  required: ['model', 'prompt'],
+  properties: {
+    model: { type: 'string', minLength: 1 },
+    prompt: { type: 'string', minLength: 1, maxLength: 32_000 },
+    duration: { type: 'integer', minimum: 1, maximum: 60, default: 8 },
+    aspect_ratio: { enum: ['16:9', '9:16', '1:1'] },
+    resolution: { enum: ['720p', '1080p'] },
+  },
+} as const;

@@ -1,0 +1,88 @@
+import type { Readable } from 'node:stream';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+
+/**
+ * Object keys derive from the job id alone, so a retried step overwrites what an earlier attempt
+ * wrote instead of leaving a second copy.
+ */
+export const mediaKeys = {
+  image: (jobId: string, index: number) => `jobs/${jobId}/image-${index}.png`,
+  speech: (jobId: string) => `jobs/${jobId}/speech.mp3`,
+  upload: (jobId: string) => `uploads/${jobId}/audio`,
+  video: (jobId: string) => `jobs/${jobId}/video.mp4`,
+};
+
+export interface StoredObject {
+  readonly body: Readable;
+  readonly contentLength: number;
+  readonly totalLength: number;
+  /** Present for a partial (Range) read: `bytes start-end/total`. */
+  readonly contentRange: string | undefined;
+  readonly contentType: string | undefined;
+}
+
+/** The media bucket: put, stream in, read (with ranges) and delete objects. */
+export function createMediaStorage(s3: S3Client, bucket: string) {
+  return {
+    async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+      await s3.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType }),
+      );
+    },
+
+    /** Streams a body of unknown length into the bucket (multipart upload), never buffering it whole. */
+    async putStream(key: string, body: Readable, contentType: string): Promise<void> {
+      const upload = new Upload({
+        client: s3,
+        params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
+      });
+      await upload.done();
+    },
+
+    async getBytes(key: string): Promise<Uint8Array> {
+      const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      if (answer.Body === undefined) throw new Error(`object ${key} has no body`);
+      return answer.Body.transformToByteArray();
+    },
+
+    /**
+     * Reads an object, or the byte range `bytes=a-b` of it; null when it does not exist,
+     * `'unsatisfiable'` when the range lies outside it.
+     */
+    async read(key: string, range?: string): Promise<StoredObject | null | 'unsatisfiable'> {
+      try {
+        const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+        const length = answer.ContentLength ?? 0;
+        const total = answer.ContentRange ? Number(answer.ContentRange.split('/')[1]) : length;
+        return {
+          body: answer.Body as Readable,
+          contentLength: length,
+          totalLength: total,
+          contentRange: answer.ContentRange,
+          contentType: answer.ContentType,
+        };
+      } catch (err) {
+        if (!(err instanceof S3ServiceException)) throw err;
+        if (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404) return null;
+        if (err.name === 'InvalidRange' || err.$metadata.httpStatusCode === 416) return 'unsatisfiable';
+        throw err;
+      }
+    },
+
+    async remove(keys: readonly string[]): Promise<void> {
+      if (keys.length === 0) return;
+      await s3.send(
+        new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }),
+      );
+    },
+  };
+}
+
+export type MediaStorage = ReturnType<typeof createMediaStorage>;

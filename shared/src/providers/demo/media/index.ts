@@ -1,0 +1,43 @@
+/**
+ * The `demo` provider's media capabilities: offline, deterministic SIMULATORS producing real,
+ * valid media (PNG images, MP3 speech, transcriptions of the measured audio duration, a playable
+ * MP4), so the media endpoints work end to end with no internet. Like demo chat and embeddings,
+ * the gateway calls them directly rather than through an upstream adapter.
+ */
+import { demoImages } from './demo-images.ts';
+import { demoSpeech } from './demo-speech.ts';
+import { demoTranscription } from './demo-transcription.ts';
+import { demoVideo } from './demo-video.ts';
+
+export {
+  DEMO_IMAGE_DEFAULT_SIDE,
+  DEMO_IMAGE_MAX_N,
+  DEMO_IMAGE_MAX_SIDE,
+  type DemoImage,
+  demoImageSize,
+  demoImages,
+} from './demo-images.ts';
+export {
+  DEMO_SPEECH_CHARACTERS_PER_SECOND,
+  DEMO_SPEECH_MAX_SPEED,
+  DEMO_SPEECH_MIN_SPEED,
+  demoSpeech,
+  demoSpeechSeconds,
+} from './demo-speech.ts';
+export { demoTranscription } from './demo-transcription.ts';
+export {
+  DEMO_VIDEO_MAX_SECONDS,
+  DEMO_VIDEO_MIN_SECONDS,
+  DEMO_VIDEO_RENDER_MS_PER_SECOND,
+  type DemoVideoState,
+  demoVideo,
+  demoVideoRenderMs,
+} from './demo-video.ts';
+
+/** The four demo media capabilities under one name. */
+export const demoMedia = {
+  images: demoImages,
+  speech: demoSpeech,
+  transcription: demoTranscription,
+  video: demoVideo,
+};

@@ -1,0 +1,65 @@
+/**
+ * Runway's error body reduced to a short message that is safe to show a client. Documented shape
+ * (https://docs.dev.runwayml.com/errors/errors): a JSON object with an `error` member holding a
+ * human-readable explanation, e.g. `{"error": "…"}`; input validation failures add `issues`, a
+ * list of `{message, path?}`. Statuses: 400 bad input, 401 invalid key, 404 unknown resource,
+ * 405, 429 rate or integration limit, 502/503 load shedding, 504 overloaded. Anything else gives a
+ * generic message, never the raw body. Keys (`key_…`), URLs and hosts are removed.
+ */
+import { z } from 'zod';
+import { sanitizeUpstreamText } from '../openai-compatible/error-message.ts';
+
+const errorBodySchema = z.object({
+  error: z.string(),
+  issues: z
+    .array(
+      z.object({
+        message: z.string().optional(),
+        path: z.array(z.union([z.string(), z.number()])).optional(),
+      }),
+    )
+    .optional(),
+});
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'invalid request',
+  401: 'invalid API key',
+  404: 'not found',
+  405: 'method not allowed',
+  429: 'rate limited',
+  502: 'shedding load',
+  503: 'shedding load',
+  504: 'overloaded',
+};
+
+function scrub(text: string): string {
+  return sanitizeUpstreamText(text.replace(/\bkey_[A-Za-z0-9]+/g, '[redacted]'));
+}
+
+function readErrorBody(bodyText: string): string | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(bodyText);
+  } catch {
+    return undefined;
+  }
+  const parsed = errorBodySchema.safeParse(json);
+  if (!parsed.success) return undefined;
+  const issue = parsed.data.issues?.find((item) => item.message);
+  if (!issue?.message) return parsed.data.error;
+  const where = issue.path && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  return `${parsed.data.error} (${where}${issue.message})`;
+}
+
+/** A client-safe message for an upstream HTTP error: `Runway <status>: <message>`. */
+export function runwayErrorMessage(status: number, bodyText: string): string {
+  const text = readErrorBody(bodyText);
+  const message = text === undefined ? '' : scrub(text);
+  const name = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
+  return message.length > 0 ? `Runway ${name}: ${message}` : `Runway ${name}`;
+}
+
+/** Whether Runway refused the gateway's own key (401; 403 for a key without access). */
+export function isRunwayKeyRejection(status: number, _bodyText: string): boolean {
+  return status === 401 || status === 403;
+}

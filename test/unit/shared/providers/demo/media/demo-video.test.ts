@@ -1,0 +1,45 @@
+import { parseBuffer } from 'music-metadata';
+import { describe, expect, it } from 'vitest';
+import { UnsupportedFeatureError } from '../../../../../../shared/src/providers/chat-types.ts';
+import {
+  DEMO_VIDEO_RENDER_MS_PER_SECOND,
+  demoMedia,
+  demoVideo,
+  demoVideoRenderMs,
+} from '../../../../../../shared/src/providers/demo/media/index.ts';
+
+describe('demo video (simulator)', () => {
+  it('renders an MP4 that starts with ftyp and lasts the requested seconds', async () => {
+    for (const duration of [4, 8]) {
+      const { mp4, seconds } = demoVideo.render({ prompt: 'waves', duration, aspect_ratio: '16:9' });
+      expect(seconds).toBe(duration);
+      expect(new TextDecoder().decode(mp4.subarray(4, 8))).toBe('ftyp');
+      const metadata = await parseBuffer(mp4, 'video/mp4', { duration: true });
+      expect(metadata.format.hasVideo).toBe(true);
+      expect(metadata.format.trackInfo[0]?.duration).toBeCloseTo(duration, 6);
+    }
+  });
+
+  it('is deterministic', () => {
+    const request = { prompt: 'a cat', duration: 5 };
+    expect(demoMedia.video.render(request).mp4).toEqual(demoVideo.render(request).mp4);
+  });
+
+  it('simulates render progress for polling', () => {
+    const request = { prompt: 'p', duration: 8 };
+    const total = demoVideoRenderMs(request);
+    expect(total).toBe(8 * DEMO_VIDEO_RENDER_MS_PER_SECOND);
+    expect(demoVideo.progress(-5, request)).toEqual({ state: 'running', progress: 0 });
+    expect(demoVideo.progress(0, request)).toEqual({ state: 'running', progress: 0 });
+    expect(demoVideo.progress(total / 2, request)).toEqual({ state: 'running', progress: 50 });
+    expect(demoVideo.progress(total - 1, request)).toEqual({ state: 'running', progress: 99 });
+    expect(demoVideo.progress(total, request)).toEqual({ state: 'succeeded' });
+  });
+
+  it('refuses durations that are not whole seconds from 1 to 60', () => {
+    for (const duration of [0, 61, 2.5, Number.NaN]) {
+      expect(() => demoVideo.render({ prompt: 'p', duration })).toThrow(UnsupportedFeatureError);
+      expect(() => demoVideo.progress(0, { duration })).toThrow(UnsupportedFeatureError);
+    }
+  });
+});

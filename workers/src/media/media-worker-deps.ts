@@ -1,0 +1,19 @@
+import type { Billing } from '../../../shared/src/billing/billing.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import type { Config } from '../../../shared/src/config/config.ts';
+import type { Logger } from '../../../shared/src/logging/logger.ts';
+import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
+import type { MediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
+import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
+
+/** What the media processors need, wired once per worker process. */
+export interface MediaWorkerDeps {
+  readonly jobs: MediaJobsRepository;
+  readonly storage: MediaStorage;
+  readonly billing: Pick<Billing, 'settle' | 'release'>;
+  readonly client: UpstreamClient;
+  readonly catalogue: Pick<Catalogue, 'get'>;
+  readonly config: Pick<Config, 'providers' | 'media'>;
+  readonly now: () => Date;
+  readonly logger: Logger;
+}

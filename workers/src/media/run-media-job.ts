@@ -1,0 +1,120 @@
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
+import { AppError } from '../../../shared/src/errors/app-error.ts';
+import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
+import type {
+  MediaJob,
+  MediaJobError,
+  MediaJobResult,
+  MediaKind,
+} from '../../../shared/src/media-jobs/media-job.ts';
+import type { MediaWorkerDeps } from './media-worker-deps.ts';
+
+/** What a processor's work produced: the result to record, and what to delete if nobody wants it. */
+export interface MediaCompletion {
+  readonly result: MediaJobResult;
+  /** Charged by the worker (video); null when the api charges on delivery (synchronous kinds). */
+  readonly costMicros: bigint | null;
+  readonly storedKeys: readonly string[];
+  readonly expiresAt: Date | null;
+}
+
+/** A failure a retry cannot fix, with the error the client is to see (e.g. a render that failed). */
+export class MediaJobFailure extends Error {
+  readonly error: MediaJobError;
+  constructor(error: MediaJobError) {
+    super(error.message);
+    this.name = 'MediaJobFailure';
+    this.error = error;
+  }
+}
+
+export type MediaWork = (
+  job: MediaJob,
+  model: CatalogueModel,
+  bullJob: Job,
+  token: string | undefined,
+) => Promise<MediaCompletion>;
+
+/**
+ * The steps every media processor shares, each safe to repeat: load the document (the source of
+ * truth), take it `queued|running → running`, do the work, record `running → completed`. A job that
+ * already ended is left alone. When the api gave up on the job meanwhile, the completion is refused
+ * and the stored media is deleted. Failures: retryable ones are thrown for BullMQ to retry with
+ * backoff, until the last attempt; then, and for the others, the job is `failed` (video: its hold is
+ * released) and the error is unrecoverable.
+ */
+export async function runMediaJob(
+  deps: MediaWorkerDeps,
+  kind: MediaKind,
+  bullJob: Job<MediaJobPayload>,
+  token: string | undefined,
+  work: MediaWork,
+): Promise<{ status: string }> {
+  const log = deps.logger.child({ jobId: bullJob.data.jobId, kind });
+  const job = await deps.jobs.markRunning(bullJob.data.jobId, deps.now());
+  if (job === null) return { status: (await deps.jobs.findById(bullJob.data.jobId))?.status ?? 'missing' };
+  const model = deps.catalogue.get(job.model);
+  if (model === undefined) {
+    await fail(deps, job, {
+      message: `the model ${job.model} left the catalogue`,
+      status: 404,
+      type: 'invalid_request_error',
+      code: 'model_not_found',
+    });
+    throw new UnrecoverableError('model not in the catalogue');
+  }
+  let completion: MediaCompletion;
+  try {
+    completion = await work(job, model, bullJob, token);
+  } catch (err) {
+    if (err instanceof DelayedError) throw err;
+    const error = describeFailure(err);
+    const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
+    if (isRetryable(err) && !lastAttempt) {
+      log.warn({ err, attempt: bullJob.attemptsMade + 1 }, 'media job attempt failed; retrying');
+      throw err;
+    }
+    await fail(deps, job, error);
+    throw new UnrecoverableError(error.message);
+  }
+  const completed = await deps.jobs.markCompleted(
+    job.id,
+    completion.result,
+    completion.costMicros,
+    completion.expiresAt,
+    deps.now(),
+  );
+  if (completed === null) {
+    log.info('the job ended elsewhere before it completed; its media is discarded');
+    await deps.storage.remove(completion.storedKeys);
+    return { status: 'discarded' };
+  }
+  return { status: 'completed' };
+}
+
+async function fail(deps: MediaWorkerDeps, job: MediaJob, error: MediaJobError): Promise<void> {
+  await deps.jobs.markFailed(job.id, error, deps.now());
+  // The api holds and releases for the requests it answers itself; a video's hold is the worker's.
+  if (job.kind === 'video')
+    await deps.billing.release({ requestId: job.id, accountId: job.accountId, keyId: job.keyId });
+}
+
+function isRetryable(err: unknown): boolean {
+  if (err instanceof UnrecoverableError || err instanceof MediaJobFailure) return false;
+  if (err instanceof AppError) return err.status === 429 || err.status >= 500;
+  return true;
+}
+
+/** The client-facing error of a failed job, in the spec's terms. */
+function describeFailure(err: unknown): MediaJobError {
+  if (err instanceof MediaJobFailure) return err.error;
+  if (err instanceof AppError)
+    return { message: err.message, status: err.status, type: err.type, code: err.code };
+  return {
+    message: 'The provider failed to produce the media; retry with backoff.',
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_error',
+  };
+}

@@ -1,0 +1,39 @@
+import { Readable } from 'node:stream';
+import type { Job } from 'bullmq';
+import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
+import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
+import { usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
+import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
+import { capabilityOf, sendForMedia } from '../media/media-calls.ts';
+import type { MediaWorkerDeps } from '../media/media-worker-deps.ts';
+import { runMediaJob } from '../media/run-media-job.ts';
+
+/** `speech.synthesize`: the MP3 of a speech request, streamed from the provider into S3. */
+export function speechProcessor(deps: MediaWorkerDeps) {
+  return (bullJob: Job<MediaJobPayload>, token?: string) =>
+    runMediaJob(deps, 'speech', bullJob, token, async (job, model) => {
+      if (job.request.kind !== 'speech') throw new Error(`job ${job.id} is not a speech job`);
+      const input = job.request.input;
+      const key = mediaKeys.speech(job.id);
+      const routes = usableMediaRoutes(model.routes, deps.config);
+      await firstSuccessfulRoute(routes, async (route) => {
+        const audio =
+          route.kind === 'demo'
+            ? Readable.from([demoMedia.speech.synthesize(input)])
+            : await sendForMedia(
+                deps,
+                route,
+                capabilityOf(route, 'speech').request(input, route.target),
+                /^audio\//,
+              );
+        await deps.storage.putStream(key, audio, 'audio/mpeg');
+      });
+      return {
+        result: { kind: 'speech', key, characters: input.input.length },
+        costMicros: null,
+        storedKeys: [key],
+        expiresAt: null,
+      };
+    });
+}

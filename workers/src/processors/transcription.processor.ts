@@ -1,0 +1,59 @@
+import type { Job } from 'bullmq';
+import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
+import type { TranscriptionJobRequest } from '../../../shared/src/media-jobs/media-job.ts';
+import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
+import { usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
+import type { TranscriptionRequest, TranscriptionResult } from '../../../shared/src/providers/media-types.ts';
+import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
+import { capabilityOf, sendForJson } from '../media/media-calls.ts';
+import type { MediaWorkerDeps } from '../media/media-worker-deps.ts';
+import { runMediaJob } from '../media/run-media-job.ts';
+
+/**
+ * `transcription.transcribe`: the uploaded audio (in S3 since the api received it) sent to the
+ * provider. The duration answered is the one the api measured from the upload: the billing basis.
+ */
+export function transcriptionProcessor(deps: MediaWorkerDeps) {
+  return (bullJob: Job<MediaJobPayload>, token?: string) =>
+    runMediaJob(deps, 'transcription', bullJob, token, async (job, model) => {
+      if (job.request.kind !== 'transcription') throw new Error(`job ${job.id} is not a transcription job`);
+      const input = job.request.input;
+      const routes = usableMediaRoutes(model.routes, deps.config);
+      const audio = routes.some((route) => route.kind === 'http')
+        ? await deps.storage.getBytes(mediaKeys.upload(job.id))
+        : new Uint8Array();
+      const request = transcriptionRequest(input, audio);
+      const { value: transcript } = await firstSuccessfulRoute(
+        routes,
+        async (route): Promise<TranscriptionResult> => {
+          if (route.kind === 'demo')
+            return demoMedia.transcription.transcribe(input.durationSeconds, request);
+          const transcription = capabilityOf(route, 'transcription');
+          return transcription.response(
+            await sendForJson(deps, route, transcription.request(request, route.target)),
+          );
+        },
+      );
+      return {
+        result: {
+          kind: 'transcription',
+          text: transcript.text,
+          language: transcript.language ?? input.language ?? null,
+          duration: input.durationSeconds,
+          words: transcript.words,
+        },
+        costMicros: null,
+        storedKeys: [],
+        expiresAt: null,
+      };
+    });
+}
+
+function transcriptionRequest(input: TranscriptionJobRequest, data: Uint8Array): TranscriptionRequest {
+  return {
+    ...(input.language === undefined ? {} : { language: input.language }),
+    ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
+    audio: { fileName: input.fileName, contentType: input.contentType, data },
+  };
+}

@@ -1,0 +1,137 @@
+import { Readable } from 'node:stream';
+import { DelayedError, type Job } from 'bullmq';
+import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
+import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
+import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
+import type { MediaJob, ProviderOperation } from '../../../shared/src/media-jobs/media-job.ts';
+import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
+import { type MediaRoute, usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
+import type { VideoPollState, VideoRequest } from '../../../shared/src/providers/media-types.ts';
+import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
+import { capabilityOf, send, sendForJson } from '../media/media-calls.ts';
+import type { MediaWorkerDeps } from '../media/media-worker-deps.ts';
+import { type MediaCompletion, MediaJobFailure, runMediaJob } from '../media/run-media-job.ts';
+
+/**
+ * `video.render`, in steps that are each safe to repeat: submit the render once (the provider's
+ * operation id is recorded on the document, so a rerun polls instead of submitting again), poll it
+ * with delayed reruns of the same job (growing intervals, an overall deadline), then store the MP4
+ * in S3, charge it (ledger entry keyed by the job id) and only then mark the video completed.
+ */
+export function videoProcessor(deps: MediaWorkerDeps) {
+  return (bullJob: Job<MediaJobPayload>, token?: string) =>
+    runMediaJob(deps, 'video', bullJob, token, async (job, model) => {
+      if (job.request.kind !== 'video') throw new Error(`job ${job.id} is not a video job`);
+      const input = job.request.input;
+      const routes = usableMediaRoutes(model.routes, deps.config);
+      const operation = job.operation ?? (await submit(deps, job, routes, input));
+      const route = routes.find(
+        (r) => r.provider === operation.provider && nativeModelOf(r) === operation.nativeModel,
+      );
+      if (route === undefined) throw failure('The provider of this render is no longer configured.');
+      const state = await poll(deps, route, operation);
+      if (state.state === 'failed') throw failure(`The render failed: ${state.message}`);
+      if (state.state === 'running')
+        return waitAndPollAgain(deps, job, operation, state.progress, bullJob, token);
+      return deliver(deps, job, model, route, state.downloadUrl, input);
+    });
+}
+
+async function submit(
+  deps: MediaWorkerDeps,
+  job: MediaJob,
+  routes: MediaRoute[],
+  input: VideoRequest,
+): Promise<ProviderOperation> {
+  const { route, value: operationId } = await firstSuccessfulRoute(routes, async (r) => {
+    if (r.kind === 'demo') return `demo-${job.id}`;
+    const video = capabilityOf(r, 'video');
+    return video.submitted(await sendForJson(deps, r, video.submit(input, r.target))).operationId;
+  });
+  const operation = {
+    provider: route.provider,
+    nativeModel: nativeModelOf(route),
+    operationId,
+    submittedAt: deps.now(),
+  };
+  await deps.jobs.recordOperation(job.id, operation, deps.now());
+  return operation;
+}
+
+async function poll(
+  deps: MediaWorkerDeps,
+  route: MediaRoute,
+  operation: ProviderOperation,
+): Promise<VideoPollState> {
+  if (route.kind === 'demo') {
+    const elapsed = deps.now().getTime() - operation.submittedAt.getTime();
+    const total = deps.config.media.demoVideoRenderMs;
+    if (elapsed >= total) return { state: 'succeeded', downloadUrl: 'demo:' };
+    return { state: 'running', progress: Math.floor((elapsed / Math.max(total, 1)) * 100) };
+  }
+  const video = capabilityOf(route, 'video');
+  return video.polled(await sendForJson(deps, route, video.poll(operation.operationId, route.target)));
+}
+
+async function waitAndPollAgain(
+  deps: MediaWorkerDeps,
+  job: MediaJob,
+  operation: ProviderOperation,
+  progress: number | null,
+  bullJob: Job,
+  token: string | undefined,
+): Promise<never> {
+  const now = deps.now();
+  if (job.deadlineAt !== null && now.getTime() > job.deadlineAt.getTime()) {
+    throw failure('The render did not finish before its deadline.');
+  }
+  await deps.jobs.recordProgress(job.id, Math.min(99, Math.max(job.progress, progress ?? job.progress)), now);
+  const interval = deps.config.media.videoPollIntervalMs;
+  const elapsed = now.getTime() - operation.submittedAt.getTime();
+  const delay = Math.min(Math.max(interval, Math.floor(elapsed / 4)), interval * 6);
+  await bullJob.moveToDelayed(Date.now() + delay, token);
+  throw new DelayedError();
+}
+
+async function deliver(
+  deps: MediaWorkerDeps,
+  job: MediaJob,
+  model: CatalogueModel,
+  route: MediaRoute,
+  downloadUrl: string,
+  input: VideoRequest,
+): Promise<MediaCompletion> {
+  const key = mediaKeys.video(job.id);
+  const mp4 =
+    route.kind === 'demo'
+      ? Readable.from([demoMedia.video.render(input).mp4])
+      : Readable.from(
+          (await send(deps, route, capabilityOf(route, 'video').download(downloadUrl, route.target))).body,
+        );
+  await deps.storage.putStream(key, mp4, 'video/mp4');
+  const stored = await deps.storage.read(key);
+  if (stored === null || stored === 'unsatisfiable')
+    throw new Error(`the video of job ${job.id} was not stored`);
+  stored.body.destroy();
+  const costMicros = mediaCostMicros(model.pricing, input.duration);
+  await deps.billing.settle({
+    requestId: job.id,
+    accountId: job.accountId,
+    keyId: job.keyId,
+    model: model.id,
+    costMicros,
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
+  const expiresAt = new Date(deps.now().getTime() + deps.config.media.videoRetentionMs);
+  const result = { kind: 'video' as const, key, seconds: input.duration, sizeBytes: stored.totalLength };
+  return { result, costMicros, storedKeys: [key], expiresAt };
+}
+
+function nativeModelOf(route: MediaRoute): string {
+  return route.kind === 'demo' ? route.nativeModel : route.target.nativeModel;
+}
+
+function failure(message: string): MediaJobFailure {
+  return new MediaJobFailure({ message, status: 502, type: 'upstream_error', code: 'render_failed' });
+}
