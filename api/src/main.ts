@@ -1,4 +1,4 @@
-import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
+import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
@@ -9,7 +9,7 @@ import { createApiServices } from './services.ts';
 /** The api process: configuration and catalogue checked before any port opens, then wired and listening. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const catalogue = loadCatalogue(config.catalogue.path);
+  const catalogue = loadConfiguredCatalogue(config);
   const logger = createLogger({ name: 'api', level: config.logLevel });
   const connections = await openConnections(config, 'api');
   const services = await createApiServices(config, connections, logger);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/src/app.ts';
 import { type ApiServices, createApiServices } from '../../api/src/services.ts';
-import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
+import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
@@ -35,7 +35,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp({
     config,
     logger,
-    catalogue: loadCatalogue(config.catalogue.path),
+    catalogue: loadConfiguredCatalogue(config),
     readinessChecks: options.readinessChecks?.(connections.readinessChecks) ?? connections.readinessChecks,
     services,
   });

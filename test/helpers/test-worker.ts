@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
+import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
@@ -17,7 +17,7 @@ export interface TestWorker {
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   const connections = await openConnections(config, 'worker-test');
   const logger = captureLogger('warn').logger;
-  const media = createMediaWorkerDeps(config, connections, loadCatalogue(config.catalogue.path), logger);
+  const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), logger);
   const connection = createRedis(config.redis.url, { forBullmq: true });
   const workers = runWorkers({
     connection,

@@ -1,4 +1,4 @@
-import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
+import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
@@ -11,7 +11,7 @@ import { closeWorkers, runWorkers } from './run-workers.ts';
 /** The worker process: one BullMQ worker per role in `WORKER_QUEUES`, concurrency per queue from config. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const catalogue = loadCatalogue(config.catalogue.path);
+  const catalogue = loadConfiguredCatalogue(config);
   const logger = createLogger({ name: 'worker', level: config.logLevel });
   const connections = await openConnections(config, 'worker');
   const media = createMediaWorkerDeps(config, connections, catalogue, logger);

@@ -8,7 +8,7 @@ import type { AdmissionContext } from '../admission/admission-context.ts';
 
 /** What the chat and embedding use cases need from the process. */
 export interface ChatDeps {
-  readonly config: Pick<Config, 'providers'>;
+  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams'>;
   readonly client: UpstreamClient;
   readonly billing: Pick<Billing, 'settle'>;
   readonly now: () => Date;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isProviderId, PROVIDER_IDS } from '../providers/provider-ids.ts';
+import { PROVIDER_IDS } from '../providers/provider-ids.ts';
 
 /** Model types of the spec's Model resource. */
 export const MODEL_TYPES = ['chat', 'embedding', 'image', 'tts', 'stt', 'video', 'sound'] as const;
@@ -49,19 +49,21 @@ const tokenCount = z
   .positive('must be positive')
   .nullable();
 
-const modelId = z.string().superRefine((id, ctx) => {
-  if (!MODEL_ID_PATTERN.test(id)) {
-    ctx.addIssue({ code: 'custom', message: `"${id}" must have the form <provider>/<model_name>` });
-    return;
-  }
-  const provider = id.slice(0, id.indexOf('/'));
-  if (!isProviderId(provider)) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `provider "${provider}" is not a known provider (${PROVIDER_IDS.join(', ')})`,
-    });
-  }
-});
+function modelIdSchema(known: readonly string[]) {
+  return z.string().superRefine((id, ctx) => {
+    if (!MODEL_ID_PATTERN.test(id)) {
+      ctx.addIssue({ code: 'custom', message: `"${id}" must have the form <provider>/<model_name>` });
+      return;
+    }
+    const provider = id.slice(0, id.indexOf('/'));
+    if (!known.includes(provider)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `provider "${provider}" is not a known provider (${known.join(', ')})`,
+      });
+    }
+  });
+}
 
 const listPriceSchema = z.strictObject({
   unit: z.enum(PRICING_UNITS, { error: oneOf(PRICING_UNITS) }),
@@ -70,45 +72,56 @@ const listPriceSchema = z.strictObject({
   cached_input: price.nullable().optional(),
 });
 
-const routeSchema = z.strictObject({
-  provider: z.enum(PROVIDER_IDS, { error: `must be a known provider (${PROVIDER_IDS.join(', ')})` }),
-  native_id: nonEmptyString,
-});
-
-/** One model as written in models.json; per-entry rules included, cross-entry rules are separate. */
-export const modelEntrySchema = z
-  .strictObject({
-    id: modelId,
-    name: nonEmptyString,
-    type: z.enum(MODEL_TYPES, { error: oneOf(MODEL_TYPES) }),
-    owned_by: nonEmptyString,
-    created: z.number().int('must be a whole number').positive('must be positive'),
-    context_window: tokenCount,
-    max_output_tokens: tokenCount,
-    capabilities: z.array(z.enum(CAPABILITIES, { error: oneOf(CAPABILITIES) })),
+function routeSchema(known: readonly string[]) {
+  return z.strictObject({
+    provider: z.string().refine((p) => known.includes(p), `must be a known provider (${known.join(', ')})`),
     native_id: nonEmptyString,
-    list_price_usd: listPriceSchema,
-    routes: z.array(routeSchema).min(1, 'must list at least one route'),
-    aliases: z.array(z.string().regex(ALIAS_PATTERN, 'must be a short name without spaces or slashes')),
-    enabled: z.boolean().optional(),
-  })
-  .superRefine((entry, ctx) => {
-    const expectedUnit = UNIT_BY_TYPE[entry.type];
-    if (entry.list_price_usd.unit !== expectedUnit) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['list_price_usd', 'unit'],
-        message: `must be ${expectedUnit} for type ${entry.type}`,
-      });
-    }
-    if (entry.type === 'chat' && typeof entry.list_price_usd.output !== 'number') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['list_price_usd', 'output'],
-        message: 'is required for type chat',
-      });
-    }
   });
+}
+
+/**
+ * One model as written in models.json; per-entry rules included, cross-entry rules are separate.
+ * `extraProviders` are the OpenAI-compatible upstreams declared in configuration.
+ */
+export function modelEntrySchemaFor(extraProviders: readonly string[] = []) {
+  const known = [...PROVIDER_IDS, ...extraProviders];
+  return z
+    .strictObject({
+      id: modelIdSchema(known),
+      name: nonEmptyString,
+      type: z.enum(MODEL_TYPES, { error: oneOf(MODEL_TYPES) }),
+      owned_by: nonEmptyString,
+      created: z.number().int('must be a whole number').positive('must be positive'),
+      context_window: tokenCount,
+      max_output_tokens: tokenCount,
+      capabilities: z.array(z.enum(CAPABILITIES, { error: oneOf(CAPABILITIES) })),
+      native_id: nonEmptyString,
+      list_price_usd: listPriceSchema,
+      routes: z.array(routeSchema(known)).min(1, 'must list at least one route'),
+      aliases: z.array(z.string().regex(ALIAS_PATTERN, 'must be a short name without spaces or slashes')),
+      enabled: z.boolean().optional(),
+    })
+    .superRefine((entry, ctx) => {
+      const expectedUnit = UNIT_BY_TYPE[entry.type];
+      if (entry.list_price_usd.unit !== expectedUnit) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['list_price_usd', 'unit'],
+          message: `must be ${expectedUnit} for type ${entry.type}`,
+        });
+      }
+      if (entry.type === 'chat' && typeof entry.list_price_usd.output !== 'number') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['list_price_usd', 'output'],
+          message: 'is required for type chat',
+        });
+      }
+    });
+}
+
+/** The schema of an entry with the built-in providers only. */
+export const modelEntrySchema = modelEntrySchemaFor();
 
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 

@@ -20,7 +20,8 @@ export interface ListPriceUsd {
 
 /** One upstream that can serve a model; a model's routes are tried in order. */
 export interface ModelRoute {
-  readonly provider: ProviderId;
+  /** A built-in provider id, or an OpenAI-compatible upstream declared in configuration. */
+  readonly provider: ProviderId | (string & {});
   readonly native_id: string;
 }
 

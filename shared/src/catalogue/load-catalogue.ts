@@ -10,7 +10,7 @@ import {
   entryKeysOf,
   entryLabel,
   type ModelEntry,
-  modelEntrySchema,
+  modelEntrySchemaFor,
 } from './catalogue-schema.ts';
 
 const DEFAULT_PATH = new URL('./models.json', import.meta.url);
@@ -26,7 +26,12 @@ export class CatalogueError extends Error {
 }
 
 /** Reads, validates and converts the catalogue file (default: the models.json beside this module). */
-export function loadCatalogue(path?: string | URL): Catalogue {
+export interface CatalogueOptions {
+  /** OpenAI-compatible upstreams declared in configuration, which routes may name too. */
+  readonly extraProviders?: readonly string[];
+}
+
+export function loadCatalogue(path?: string | URL, options: CatalogueOptions = {}): Catalogue {
   const file =
     path === undefined ? fileURLToPath(DEFAULT_PATH) : path instanceof URL ? fileURLToPath(path) : path;
   let text: string;
@@ -41,15 +46,18 @@ export function loadCatalogue(path?: string | URL): Catalogue {
   } catch (err) {
     throw new CatalogueError(file, [`${file} is not valid JSON: ${(err as Error).message}`]);
   }
-  return parseCatalogue(raw, file);
+  return parseCatalogue(raw, file, options);
 }
 
 /** Validates an already parsed catalogue document; same rules as loadCatalogue, no file IO. */
-export function parseCatalogue(raw: unknown, source = '(inline)'): Catalogue {
+export function parseCatalogue(raw: unknown, source = '(inline)', options: CatalogueOptions = {}): Catalogue {
   const top = catalogueFileSchema.safeParse(raw, { reportInput: true });
   const problems = top.success ? [] : top.error.issues.flatMap((issue) => formatIssue(issue, 'catalogue'));
   const rawModels: unknown[] = isRecord(raw) && Array.isArray(raw.models) ? raw.models : [];
-  const { entries, problems: entryProblems } = parseEntries(rawModels);
+  const { entries, problems: entryProblems } = parseEntries(
+    rawModels,
+    modelEntrySchemaFor(options.extraProviders),
+  );
   problems.push(...entryProblems);
   if (!top.success || problems.length > 0) throw new CatalogueError(source, problems);
 
@@ -62,12 +70,15 @@ export function parseCatalogue(raw: unknown, source = '(inline)'): Catalogue {
 }
 
 /** Validates each entry on its own, then the rules across entries; problems come in file order. */
-function parseEntries(rawModels: readonly unknown[]): { entries: ModelEntry[]; problems: string[] } {
+function parseEntries(
+  rawModels: readonly unknown[],
+  schema: ReturnType<typeof modelEntrySchemaFor>,
+): { entries: ModelEntry[]; problems: string[] } {
   const keys: EntryKeys[] = rawModels.map((rawEntry, index) => entryKeysOf(rawEntry, index));
   const entries: ModelEntry[] = [];
   const found: EntryProblem[] = [];
   rawModels.forEach((rawEntry, index) => {
-    const parsed = modelEntrySchema.safeParse(rawEntry, { reportInput: true });
+    const parsed = schema.safeParse(rawEntry, { reportInput: true });
     if (parsed.success) {
       entries.push(parsed.data);
       return;

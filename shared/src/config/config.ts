@@ -56,6 +56,8 @@ export interface Config {
   /** Upstream base URLs (version path included) and keys; a provider without a key is not routed to. */
   readonly providers: Readonly<Record<Exclude<ProviderId, 'demo'>, UpstreamProviderConfig>>;
   readonly media: MediaConfig;
+  /** Further OpenAI-compatible upstreams by id (`OPENAI_COMPATIBLE_UPSTREAMS`), routable from the catalogue. */
+  readonly compatibleUpstreams: Readonly<Record<string, UpstreamProviderConfig>>;
   readonly upstream: {
     readonly connectTimeoutMs: number;
     /** Until the upstream's response headers arrive. */
@@ -233,6 +235,29 @@ const envSchema = z.object({
   VIDEO_POLL_INTERVAL_MS: int(10, 600_000).default(5_000),
   VIDEO_RETENTION_DAYS: int(1, 365).default(7),
   DEMO_VIDEO_RENDER_MS: int(0, 600_000).default(2_000),
+  OPENAI_COMPATIBLE_UPSTREAMS: z
+    .string()
+    .trim()
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9-]{1,30}$/, 'must list ids of lower-case letters, digits and -')
+          .refine(
+            (id) => !(PROVIDER_IDS as readonly string[]).includes(id),
+            'must not reuse a built-in provider id',
+          ),
+      ),
+    )
+    .default([]),
   UPSTREAM_CONNECT_TIMEOUT_MS: int(100, 120_000).default(5_000),
   UPSTREAM_HEADERS_TIMEOUT_MS: int(100, 900_000).default(120_000),
   UPSTREAM_BODY_TIMEOUT_MS: int(100, 900_000).default(120_000),
@@ -254,6 +279,28 @@ function providerVariables() {
     ] as const;
   });
   return Object.fromEntries(entries) as Record<string, z.ZodType<string | undefined>>;
+}
+
+/** `<ID>_BASE_URL` (required) and `<ID>_API_KEY` of each declared compatible upstream. */
+function compatibleUpstreams(
+  ids: readonly string[],
+  env: Env,
+  problems: string[],
+): Record<string, UpstreamProviderConfig> {
+  const upstreams: Record<string, UpstreamProviderConfig> = {};
+  for (const id of ids) {
+    const name = id.toUpperCase().replaceAll('-', '_');
+    const parsed = url(['http:', 'https:']).safeParse(env[`${name}_BASE_URL`] ?? '');
+    if (!parsed.success) {
+      problems.push(`${name}_BASE_URL must be a URL starting with http:// or https:// (upstream ${id})`);
+      continue;
+    }
+    upstreams[id] = {
+      baseUrl: parsed.data.replace(/\/+$/, ''),
+      apiKey: env[`${name}_API_KEY`]?.trim() || undefined,
+    };
+  }
+  return upstreams;
 }
 
 function isTimeZone(zone: string): boolean {
@@ -286,6 +333,9 @@ export function loadConfig(env: Env): Config {
   if ((present.S3_ACCESS_KEY_ID === undefined) !== (present.S3_SECRET_ACCESS_KEY === undefined)) {
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
   }
+  const compatible = parsed.success
+    ? compatibleUpstreams(parsed.data.OPENAI_COMPATIBLE_UPSTREAMS, present, problems)
+    : {};
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
 
@@ -351,6 +401,7 @@ export function loadConfig(env: Env): Config {
       videoRetentionMs: e.VIDEO_RETENTION_DAYS * 24 * 3600 * 1000,
       demoVideoRenderMs: e.DEMO_VIDEO_RENDER_MS,
     },
+    compatibleUpstreams: compatible,
     upstream: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: e.UPSTREAM_HEADERS_TIMEOUT_MS,

@@ -21,8 +21,8 @@ export type MediaRoute = ResolvedRoute<MediaProviderAdapter>;
 
 /** The media routes of a model that can be tried now, in catalogue order (see `usableRoutes`). */
 export function usableMediaRoutes(
-  routes: ReadonlyArray<{ provider: ProviderId; native_id: string }>,
-  config: Pick<Config, 'providers'>,
+  routes: ReadonlyArray<{ provider: string; native_id: string }>,
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
 ): MediaRoute[] {
   return resolveRoutes(routes, config, MEDIA_ADAPTERS, null);
 }

@@ -6,7 +6,8 @@ import { googleAdapter } from './google/index.ts';
 import { groqAdapter } from './groq/index.ts';
 import { mistralAdapter } from './mistral/index.ts';
 import { openaiAdapter } from './openai/index.ts';
-import type { ProviderId } from './provider-ids.ts';
+import { openAICompatibleAdapter } from './openai-compatible/create-openai-compatible.ts';
+import { isProviderId, type ProviderId } from './provider-ids.ts';
 import { xaiAdapter } from './xai/index.ts';
 
 /** The HTTP adapters of the chat and embedding capabilities, by provider. */
@@ -25,12 +26,12 @@ export type ResolvedRoute<A = ProviderAdapter> =
   | { readonly kind: 'demo'; readonly provider: 'demo'; readonly nativeModel: string }
   | {
       readonly kind: 'http';
-      readonly provider: ProviderId;
+      readonly provider: string;
       readonly adapter: A;
       readonly target: UpstreamTarget;
     };
 
-type CatalogueRoutes = ReadonlyArray<{ provider: ProviderId; native_id: string }>;
+type CatalogueRoutes = ReadonlyArray<{ provider: string; native_id: string }>;
 
 /**
  * The chat and embedding routes of a model that can be tried, in catalogue order. A provider
@@ -39,18 +40,19 @@ type CatalogueRoutes = ReadonlyArray<{ provider: ProviderId; native_id: string }
  */
 export function usableRoutes(
   routes: CatalogueRoutes,
-  config: Pick<Config, 'providers'>,
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
   maxOutputTokens: number | null,
 ): ResolvedRoute[] {
-  return resolveRoutes(routes, config, HTTP_ADAPTERS, maxOutputTokens);
+  return resolveRoutes(routes, config, HTTP_ADAPTERS, maxOutputTokens, openAICompatibleAdapter);
 }
 
 /** The usable routes of a model over a given adapter table (chat, media…). */
 export function resolveRoutes<A>(
   routes: CatalogueRoutes,
-  config: Pick<Config, 'providers'>,
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
   adapters: Readonly<Partial<Record<ProviderId, A>>>,
   maxOutputTokens: number | null,
+  compatibleAdapter?: A,
 ): ResolvedRoute<A>[] {
   const usable: ResolvedRoute<A>[] = [];
   for (const route of routes) {
@@ -58,9 +60,12 @@ export function resolveRoutes<A>(
       usable.push({ kind: 'demo', provider: 'demo', nativeModel: route.native_id });
       continue;
     }
-    const adapter = adapters[route.provider];
-    const upstream = config.providers[route.provider];
-    if (adapter === undefined || upstream.apiKey === undefined) continue;
+    const builtIn = isProviderId(route.provider);
+    const adapter = builtIn ? adapters[route.provider as ProviderId] : compatibleAdapter;
+    const upstream = builtIn
+      ? config.providers[route.provider as Exclude<ProviderId, 'demo'>]
+      : config.compatibleUpstreams[route.provider];
+    if (adapter === undefined || upstream?.apiKey === undefined) continue;
     const target: UpstreamTarget = {
       baseUrl: upstream.baseUrl,
       apiKey: upstream.apiKey,

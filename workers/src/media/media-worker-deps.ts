@@ -13,7 +13,7 @@ export interface MediaWorkerDeps {
   readonly billing: Pick<Billing, 'settle' | 'release'>;
   readonly client: UpstreamClient;
   readonly catalogue: Pick<Catalogue, 'get'>;
-  readonly config: Pick<Config, 'providers' | 'media'>;
+  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'media'>;
   readonly now: () => Date;
   readonly logger: Logger;
 }

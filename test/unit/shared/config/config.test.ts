@@ -148,3 +148,29 @@ describe('billing and upstream settings', () => {
     ]);
   });
 });
+
+describe('OpenAI-compatible upstreams declared in configuration', () => {
+  it('reads each declared upstream from <ID>_BASE_URL and <ID>_API_KEY', () => {
+    const config = loadConfig({
+      ...minimal,
+      OPENAI_COMPATIBLE_UPSTREAMS: 'together, local-llm',
+      TOGETHER_BASE_URL: 'https://api.together.example/v1/',
+      TOGETHER_API_KEY: 'tg-key',
+      LOCAL_LLM_BASE_URL: 'http://127.0.0.1:9999/v1',
+    });
+    expect(config.compatibleUpstreams).toEqual({
+      together: { baseUrl: 'https://api.together.example/v1', apiKey: 'tg-key' },
+      'local-llm': { baseUrl: 'http://127.0.0.1:9999/v1', apiKey: undefined },
+    });
+  });
+
+  it('refuses a missing base URL, a bad id and a built-in id', () => {
+    expect(problemsOf({ ...minimal, OPENAI_COMPATIBLE_UPSTREAMS: 'together' })).toEqual([
+      'TOGETHER_BASE_URL must be a URL starting with http:// or https:// (upstream together)',
+    ]);
+    expect(problemsOf({ ...minimal, OPENAI_COMPATIBLE_UPSTREAMS: 'Bad_Id' })[0]).toMatch(
+      /^OPENAI_COMPATIBLE_UPSTREAMS /,
+    );
+    expect(problemsOf({ ...minimal, OPENAI_COMPATIBLE_UPSTREAMS: 'openai' })[0]).toMatch(/built-in provider/);
+  });
+});
