@@ -12,7 +12,8 @@ import { runMediaJob } from '../media/run-media-job.ts';
 
 /**
  * `transcription.transcribe`: the uploaded audio (in S3 since the api received it) sent to the
- * provider. The duration answered is the one the api measured from the upload: the billing basis.
+ * provider. The duration answered (the billing basis) is the one the api measured from the upload, or
+ * the provider's when that is longer.
  */
 export function transcriptionProcessor(deps: MediaWorkerDeps) {
   return (bullJob: Job<MediaJobPayload>, token?: string) =>
@@ -40,7 +41,8 @@ export function transcriptionProcessor(deps: MediaWorkerDeps) {
           kind: 'transcription',
           text: transcript.text,
           language: transcript.language ?? input.language ?? null,
-          duration: input.durationSeconds,
+          // A file can state less duration than it holds: bill the larger of ours and the provider's.
+          duration: Math.max(input.durationSeconds, transcript.duration ?? 0),
           words: transcript.words,
         },
         costMicros: null,
