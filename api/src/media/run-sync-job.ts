@@ -6,6 +6,7 @@ import { enqueueMediaJob, type Queues } from '../../../shared/src/jobs/job-catal
 import type { MediaJob, MediaJobRequest, MediaJobResult } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { type MediaStorage, mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import { settleJobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
 import type { JobWaiter } from './job-waiter.ts';
 
@@ -71,14 +72,7 @@ async function deliver(
   admission: AdmissionContext,
 ): Promise<Delivered> {
   const costMicros = mediaCostMicros(model.pricing, billedQuantity(result));
-  await deps.billing.settle({
-    requestId: job.id,
-    accountId: job.accountId,
-    keyId: job.keyId,
-    model: model.id,
-    costMicros,
-    usage: { inputTokens: 0, outputTokens: 0 },
-  });
+  await settleJobCharge(deps.billing, job, model.id, costMicros);
   admission.settled = true;
   const delivered = await deps.jobs.markDelivered(job.id, costMicros, deps.now());
   return { job: delivered ?? job, result, costMicros };

@@ -3,25 +3,18 @@ import type { Logger } from '../logging/logger.ts';
 import type { AccountRecord, AccountsRepository } from './accounts.repository.ts';
 import type { ApiKeyRecord, ApiKeysRepository } from './api-keys.repository.ts';
 import { BoundedMap } from './bounded-map.ts';
+import type { KeySettings } from './key-settings.ts';
 
 /**
  * A key as admission needs it: its settings and its account's status. Validity (active, expiry,
  * deletion, account status) is decided by the caller with its clock, so a cached record expires on
  * time.
  */
-export interface ResolvedKey {
+export interface ResolvedKey extends KeySettings {
   readonly id: string;
   readonly accountId: string;
   readonly accountActive: boolean;
-  readonly name: string;
   readonly last4: string;
-  readonly rateLimit: number;
-  readonly monthlyCapMicros: bigint | null;
-  readonly allowedIps: readonly string[];
-  readonly allowedModels: readonly string[] | null;
-  readonly identityInjection: boolean;
-  readonly expiresAt: Date | null;
-  readonly active: boolean;
   readonly deleted: boolean;
 }
 

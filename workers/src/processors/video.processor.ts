@@ -5,6 +5,7 @@ import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts'
 import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
 import type { MediaJob, ProviderOperation } from '../../../shared/src/media-jobs/media-job.ts';
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import { settleJobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
 import { type MediaRoute, usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
 import type { VideoPollState, VideoRequest } from '../../../shared/src/providers/media-types.ts';
@@ -115,14 +116,7 @@ async function deliver(
     throw new Error(`the video of job ${job.id} was not stored`);
   stored.body.destroy();
   const costMicros = mediaCostMicros(model.pricing, input.duration);
-  await deps.billing.settle({
-    requestId: job.id,
-    accountId: job.accountId,
-    keyId: job.keyId,
-    model: model.id,
-    costMicros,
-    usage: { inputTokens: 0, outputTokens: 0 },
-  });
+  await settleJobCharge(deps.billing, job, model.id, costMicros);
   const expiresAt = new Date(deps.now().getTime() + deps.config.media.videoRetentionMs);
   const result = { kind: 'video' as const, key, seconds: input.duration, sizeBytes: stored.totalLength };
   return { result, costMicros, storedKeys: [key], expiresAt };

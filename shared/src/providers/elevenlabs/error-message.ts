@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { sanitizeUpstreamText } from '../openai-compatible/error-message.ts';
+import { parseJsonAs } from '../parse-json-body.ts';
 
 const validationItemSchema = z.object({
   loc: z.array(z.union([z.string(), z.number()])).optional(),
@@ -33,15 +34,9 @@ interface ReadError {
 }
 
 function readErrorBody(bodyText: string): ReadError | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
-    return undefined;
-  }
-  const parsed = errorBodySchema.safeParse(json);
-  if (!parsed.success) return undefined;
-  const { detail } = parsed.data;
+  const body = parseJsonAs(errorBodySchema, bodyText);
+  if (body === undefined) return undefined;
+  const { detail } = body;
   if (typeof detail === 'string') return { message: detail };
   if (Array.isArray(detail)) {
     const message = detail

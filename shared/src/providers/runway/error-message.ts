@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { sanitizeUpstreamText } from '../openai-compatible/error-message.ts';
+import { parseJsonAs } from '../parse-json-body.ts';
 
 const errorBodySchema = z.object({
   error: z.string(),
@@ -37,18 +38,12 @@ function scrub(text: string): string {
 }
 
 function readErrorBody(bodyText: string): string | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
-    return undefined;
-  }
-  const parsed = errorBodySchema.safeParse(json);
-  if (!parsed.success) return undefined;
-  const issue = parsed.data.issues?.find((item) => item.message);
-  if (!issue?.message) return parsed.data.error;
+  const body = parseJsonAs(errorBodySchema, bodyText);
+  if (body === undefined) return undefined;
+  const issue = body.issues?.find((item) => item.message);
+  if (!issue?.message) return body.error;
   const where = issue.path && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  return `${parsed.data.error} (${where}${issue.message})`;
+  return `${body.error} (${where}${issue.message})`;
 }
 
 /** A client-safe message for an upstream HTTP error: `Runway <status>: <message>`. */
