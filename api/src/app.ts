@@ -31,8 +31,6 @@ export interface AppDeps {
   readonly catalogue: Catalogue;
   readonly readinessChecks: readonly ReadinessCheck[];
   readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream' | 'media'>;
-  /** Largest accepted JSON body, in bytes. */
-  readonly bodyLimitBytes?: number;
 }
 
 /** Response headers a browser client may read (rate limits, request id). */
@@ -46,7 +44,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One line per finished request is written by the request-context plugin instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: generateRequestId,
-    bodyLimit: deps.bodyLimitBytes ?? 32 * 1024 * 1024,
+    // JSON bodies (transcription uploads have their own 50 MB limit, enforced while streaming).
+    bodyLimit: deps.config.maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     // Client IP (allowed-IP check): the socket's, unless it is a proxy we were told to trust.

@@ -24,16 +24,23 @@ export interface AdmissionDeps {
  */
 export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): void {
   app.addHook('preValidation', createAdmissionHook(deps));
-  app.addHook('onResponse', async (request) => {
-    const admission = request.admission;
-    if (admission === undefined || admission.settled || admission.estimateMicros === 0n) return;
-    admission.settled = true;
-    await deps.billing
-      .release({ requestId: admission.holdId, accountId: admission.key.accountId, keyId: admission.key.id })
-      .catch((err: unknown) =>
-        request.log.error({ err }, 'releasing the hold failed; it expires on its own'),
-      );
+  app.addHook('onResponse', async (request) => releaseUnsettledHold(deps, request));
+  // Fastify runs onResponse only for a response that finished: when the client went away first,
+  // release once the handler has answered (into the closed connection), or the hold would stay
+  // counted against the wallet until it expires.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.raw.destroyed) await releaseUnsettledHold(deps, request);
+    return payload;
   });
+}
+
+async function releaseUnsettledHold(deps: AdmissionDeps, request: FastifyRequest): Promise<void> {
+  const admission = request.admission;
+  if (admission === undefined || admission.settled || admission.estimateMicros === 0n) return;
+  admission.settled = true;
+  await deps.billing
+    .release({ requestId: admission.holdId, accountId: admission.key.accountId, keyId: admission.key.id })
+    .catch((err: unknown) => request.log.error({ err }, 'releasing the hold failed; it expires on its own'));
 }
 
 /**

@@ -81,7 +81,8 @@ async function storeAndProbe(
 
 function asFieldError(err: unknown): unknown {
   if (err instanceof FieldValidationError) return err;
-  if (err instanceof NotAudioError) return fieldError('file', err.message);
+  // The probe's messages are whole sentences ("The file is empty."): the answer's message as is.
+  if (err instanceof NotAudioError) return new FieldValidationError({ file: [err.message] }, err.message);
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return fieldError('file', 'must be at most 50 MB');
   if (code === 'FST_FILES_LIMIT') return fieldError('file', 'must be a single file');

@@ -46,6 +46,8 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error.validation) return errors.invalidRequest(validationMessage(error));
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return errors.payloadTooLarge('The request body is too large.');
+  // The spec answers a body the service cannot read with 400, whatever the reason.
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.invalidRequest(clientMessage(error));
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     return new AppError(status, 'invalid_request_error', 'invalid_request_error', clientMessage(error));
@@ -66,7 +68,7 @@ function clientMessage(error: FastifyError): string {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'The request body is not valid JSON.';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Unsupported content type.';
+      return 'Unsupported content type: send application/json (multipart/form-data for transcriptions).';
     case 'FST_ERR_BAD_URL':
       return 'The request URL is malformed.';
     default:

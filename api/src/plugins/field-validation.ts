@@ -8,12 +8,14 @@ import { describeValidationError } from './validation-message.ts';
  */
 export class FieldValidationError extends Error {
   readonly errors: Readonly<Record<string, readonly string[]>>;
-  constructor(errors: Record<string, string[]>) {
+  /** `message` replaces the one composed from the first error (for errors that are whole sentences). */
+  constructor(errors: Record<string, string[]>, message?: string) {
     const first = Object.entries(errors)[0];
     super(
-      first === undefined
-        ? 'The request is invalid.'
-        : `The ${first[0]} field ${first[1][0] ?? 'is invalid'}.`,
+      message ??
+        (first === undefined
+          ? 'The request is invalid.'
+          : `The ${first[0]} field ${first[1][0] ?? 'is invalid'}.`),
     );
     this.name = 'FieldValidationError';
     this.errors = errors;

@@ -14,6 +14,8 @@ export interface Config {
   readonly port: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly shutdownTimeoutMs: number;
+  /** Largest JSON request body accepted (413 above it). */
+  readonly maxBodyBytes: number;
   readonly redis: { readonly url: string };
   readonly mongo: {
     readonly url: string;
@@ -170,6 +172,7 @@ const envSchema = z.object({
   PORT: int(1, 65535).default(8080),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  MAX_BODY_BYTES: int(1_024, 100 * 1024 * 1024).default(8 * 1024 * 1024),
   READINESS_TIMEOUT_MS: int(50, 60_000).default(2_000),
   REDIS_URL: url(['redis:', 'rediss:']),
   MONGO_URL: url(['mongodb:', 'mongodb+srv:']),
@@ -345,6 +348,7 @@ export function loadConfig(env: Env): Config {
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    maxBodyBytes: e.MAX_BODY_BYTES,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     redis: { url: e.REDIS_URL },
     mongo: {

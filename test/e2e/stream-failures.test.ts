@@ -1,0 +1,224 @@
+/**
+ * Streams that break after the 200 status was sent (spec, Events): the failure is the event
+ * `data: {"error": {message, type, code}}` with the provider's HTTP status as a number, then
+ * `data: [DONE]`, and nothing is charged. A client that goes away aborts the upstream request at
+ * once; what is charged then is decided in `api/src/chat/stream-chat.ts`: the tokens the upstream
+ * reported until then (Anthropic reports the input in `message_start`), none if it reported none.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildMessage, fakeRequestSchema } from '../fakes/anthropic-upstream-answer.ts';
+import type { FakeBehaviour } from '../fakes/fake-behaviour.ts';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import {
+  bodyOf,
+  type FundedClient,
+  type GatewayWithFakes,
+  rawPost,
+  sseDataLines,
+  startGatewayWithFakes,
+} from '../helpers/gateway-with-fakes.ts';
+
+let g: GatewayWithFakes;
+let funded: FundedClient;
+/**
+ * An OpenAI-compatible upstream (as Mistral) that streams two chunks then stalls, or never answers
+ * a non-streamed request; it counts the requests the gateway closed.
+ */
+let staller: FakeUpstream;
+let stallerClosed = 0;
+
+beforeAll(async () => {
+  staller = await startFakeUpstream((request, response) => {
+    response.on('close', () => {
+      stallerClosed += 1;
+    });
+    // A non-streamed request is never answered at all.
+    if (bodyOf(request).stream !== true) return;
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = (delta: Record<string, unknown>) =>
+      `data: ${JSON.stringify({ id: 'cmpl-stall', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+    response.write(chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Echo: ' }));
+  });
+  g = await startGatewayWithFakes({
+    env: { MISTRAL_BASE_URL: `${staller.url}/v1`, MISTRAL_API_KEY: 'test-mistral-key' },
+  });
+  funded = await g.fundedClient();
+});
+afterAll(async () => {
+  expect(await g.gateway.services.billing.checkLedger()).toEqual([]);
+  await g.close();
+  await staller.close();
+});
+beforeEach(() => g.resetScripts());
+
+type Fake = 'openai' | 'anthropic' | 'gemini';
+
+async function rawStream(model: string, content: string) {
+  const body = JSON.stringify({
+    model,
+    messages: [{ role: 'user', content }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  const response = await rawPost(g.gateway.origin, '/v1/chat/completions', funded.key, body);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/event-stream');
+  return sseDataLines(String(response.json.raw));
+}
+
+const CASES: Array<{ fake: Fake; model: string; mode: 'error-event' | 'disconnect'; code: number }> = [
+  { fake: 'openai', model: 'openai/gpt-4o', mode: 'error-event', code: 500 },
+  { fake: 'anthropic', model: 'anthropic/claude-sonnet-4-5', mode: 'error-event', code: 529 },
+  { fake: 'gemini', model: 'google/gemini-2.5-flash', mode: 'error-event', code: 503 },
+  { fake: 'openai', model: 'openai/gpt-4o', mode: 'disconnect', code: 502 },
+  { fake: 'anthropic', model: 'anthropic/claude-sonnet-4-5', mode: 'disconnect', code: 502 },
+  { fake: 'gemini', model: 'google/gemini-2.5-flash', mode: 'disconnect', code: 502 },
+];
+
+describe('a failure after the stream started', () => {
+  it.each(CASES)('$fake $mode: chunks, the error event with code $code, [DONE], no charge', async (c) => {
+    const behaviour: FakeBehaviour = { kind: 'fail-mid-stream', afterEvents: 3, mode: c.mode };
+    g[c.fake].script.next(behaviour);
+    const before = await g.balance(funded.accountId);
+    const calls = g[c.fake].requests.length;
+    const lines = await rawStream(c.model, 'one two three four five six seven eight');
+    // Bytes reached the client: no fallback to the model's second route.
+    expect(g[c.fake].requests.length - calls).toBe(1);
+    const errorAt = lines.findIndex((line) => line !== '[DONE]' && 'error' in line);
+    expect(errorAt).toBeGreaterThan(0);
+    expect(lines.slice(0, errorAt).every((l) => l !== '[DONE]' && l.object === 'chat.completion.chunk')).toBe(
+      true,
+    );
+    const event = lines[errorAt] as { error: Record<string, unknown> };
+    expect(event.error).toMatchObject({ type: 'upstream_error', code: c.code, message: expect.any(String) });
+    expect(typeof event.error.code).toBe('number');
+    expect(lines.slice(errorAt + 1)).toEqual(['[DONE]']);
+    // No usage chunk: the request failed.
+    expect(lines.some((l) => l !== '[DONE]' && 'usage' in l && l.usage)).toBe(false);
+    expect(await g.balance(funded.accountId)).toBe(before);
+  });
+
+  it('surfaces as an error in the SDK', async () => {
+    g.openai.script.next({ kind: 'fail-mid-stream', afterEvents: 2, mode: 'error-event' });
+    const stream = await funded.client.chat.completions.create({
+      model: 'openai/gpt-4o',
+      messages: [{ role: 'user', content: 'a b c d e f' }],
+      stream: true,
+    });
+    let received = 0;
+    const failure = await (async () => {
+      for await (const _ of stream) received += 1;
+    })().catch((err: unknown) => err);
+    expect(received).toBeGreaterThan(0);
+    expect(failure).toBeInstanceOf(Error);
+  });
+});
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 2_000): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return Date.now() - started;
+}
+
+interface UsageRow {
+  model: string;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+}
+
+/** The account's usage rows (spec: GET /v1/usage), the record of what was charged. */
+async function usageRows(key: string): Promise<UsageRow[]> {
+  const response = await fetch(`${g.gateway.origin}/v1/usage?days=1`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return ((await response.json()) as { data: UsageRow[] }).data;
+}
+
+describe('a client that goes away mid-stream', () => {
+  async function readThenAbort(client: FundedClient['client'], model: string) {
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create(
+      { model, messages: [{ role: 'user', content: 'please abort me soon' }], stream: true },
+      { signal: controller.signal },
+    );
+    let text = '';
+    // The SDK ends the iteration quietly on an abort it caused.
+    await (async () => {
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        if (text !== '') controller.abort();
+      }
+    })().catch((err: unknown) => err);
+    expect(controller.signal.aborted).toBe(true);
+    // Part of the answer arrived, not all of it.
+    expect(text.startsWith('Echo: ')).toBe(true);
+    expect(text).not.toBe('Echo: please abort me soon');
+  }
+
+  it('aborts the Anthropic request at once and charges only the input it reported', async () => {
+    const own = await g.fundedClient();
+    g.anthropic.script.next({ kind: 'stall-mid-stream', afterEvents: 4 });
+    const abortedBefore = g.anthropic.abortedStreams();
+    const before = await g.balance(own.accountId);
+    await readThenAbort(own.client, 'anthropic/claude-sonnet-4-5');
+    const elapsed = await waitFor(() => g.anthropic.abortedStreams() === abortedBefore + 1);
+    expect(elapsed).toBeLessThan(500);
+    // Settlement follows the abort: wait for the charge to land.
+    await waitFor(async () => (await usageRows(own.key)).length === 1);
+    const [row] = await usageRows(own.key);
+    // message_start reported the input tokens and 1 output token; nothing more arrived.
+    expect(row).toMatchObject({ model: 'anthropic/claude-sonnet-4-5', requests: 1, output_tokens: 1 });
+    const sent = fakeRequestSchema.parse(bodyOf(g.anthropic.requests.at(-1)));
+    expect(row?.input_tokens).toBe(buildMessage(sent, 0, 0).usage.input_tokens);
+    expect(row?.cost).toBeGreaterThan(0);
+    expect(before - (await g.balance(own.accountId))).toBeCloseTo(row?.cost ?? 0, 6);
+  });
+
+  it('aborts a Gemini stream and charges the prompt tokens its events reported', async () => {
+    const own = await g.fundedClient();
+    g.gemini.script.next({ kind: 'stall-mid-stream', afterEvents: 1 });
+    const before = await g.balance(own.accountId);
+    await readThenAbort(own.client, 'google/gemini-2.5-flash');
+    await waitFor(async () => (await usageRows(own.key)).length === 1);
+    const [row] = await usageRows(own.key);
+    expect(row).toMatchObject({ model: 'google/gemini-2.5-flash', requests: 1, output_tokens: 0 });
+    expect(row?.input_tokens).toBeGreaterThan(0);
+    expect(before - (await g.balance(own.accountId))).toBeCloseTo(row?.cost ?? 0, 6);
+  });
+
+  it('aborts an OpenAI-compatible stream at once and charges nothing: no usage was reported', async () => {
+    const own = await g.fundedClient();
+    const before = await g.balance(own.accountId);
+    const closedBefore = stallerClosed;
+    await readThenAbort(own.client, 'mistral/mistral-small-latest');
+    expect(await waitFor(() => stallerClosed === closedBefore + 1)).toBeLessThan(500);
+    // Give a (wrong) settlement the time to land before checking nothing did.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await usageRows(own.key)).toEqual([]);
+    expect(await g.balance(own.accountId)).toBe(before);
+  });
+
+  it('cancels the upstream call of a non-streamed request whose client went away, charging nothing', async () => {
+    const own = await g.fundedClient();
+    const before = await g.balance(own.accountId);
+    const closedBefore = stallerClosed;
+    const controller = new AbortController();
+    const pending = own.client.chat.completions
+      .create(
+        { model: 'mistral/mistral-small-latest', messages: [{ role: 'user', content: 'never answered' }] },
+        { signal: controller.signal },
+      )
+      .catch((err: unknown) => err);
+    await waitFor(() => staller.requests.some((r) => r.body.includes('never answered')));
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    expect(await waitFor(() => stallerClosed === closedBefore + 1)).toBeLessThan(500);
+    expect(await usageRows(own.key)).toEqual([]);
+    expect(await g.balance(own.accountId)).toBe(before);
+  });
+});
