@@ -1,0 +1,122 @@
+/**
+ * The api's bounded wait for a synchronous media job (image, speech), with a worker process and a
+ * slow provider. When the wait ends first — its timeout (MEDIA_WAIT_TIMEOUT_MS, short here) or the
+ * client going away — the client's request ends in an error, the job is cancelled, and nothing is
+ * ever charged for it, even after the worker finishes the provider call later: its media is
+ * discarded.
+ */
+import { APIError, APIUserAbortError } from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mediaKeys } from '../../shared/src/media-jobs/media-storage.ts';
+import {
+  jobIdOf,
+  type MediaClient,
+  type MediaGateway,
+  startMediaGateway,
+  waitUntil,
+} from '../helpers/media-gateway.ts';
+
+const WAIT_MS = 1_500;
+const SLOW = { kind: 'slow', delayMs: 3_500 } as const;
+
+let m: MediaGateway;
+let user: MediaClient;
+
+beforeAll(async () => {
+  m = await startMediaGateway({ apiEnv: { MEDIA_WAIT_TIMEOUT_MS: String(WAIT_MS) } });
+  await m.startWorker({ WORKER_QUEUES: 'image,speech' });
+  user = await m.fundedClient();
+});
+beforeEach(() => {
+  m.fakes.openai.script.reset();
+});
+afterAll(async () => {
+  await m?.close();
+});
+
+const calls = (path: string) => m.fakes.openai.requests.filter((r) => r.url === path).length;
+
+/** After the worker finished the job: still cancelled, its media gone, nothing charged. */
+async function expectNothingCharged(
+  accountId: string,
+  queue: 'image' | 'speech',
+  jobId: string,
+  storedKey: string,
+  before: bigint,
+): Promise<void> {
+  expect(await m.bullJobEnded(queue, jobId)).toBe('completed');
+  const bullJob = await m.gateway.services.media.queues[queue].getJob(jobId);
+  expect(bullJob?.returnvalue).toEqual({ status: 'discarded' });
+  expect((await m.job(jobId))?.status).toBe('cancelled');
+  expect(await m.gateway.services.media.storage.read(storedKey)).toBeNull();
+  expect(await m.balanceMicros(accountId)).toBe(before);
+  expect((await m.charges(accountId)).map((c) => c.id)).not.toContain(jobId);
+  expect(await m.gateway.services.billing.checkLedger()).toEqual([]);
+}
+
+describe('the synchronous wait ends before the job', () => {
+  it('timeout: 504 upstream_timeout, job cancelled, not charged when the worker finishes later', async () => {
+    m.fakes.openai.script.next(SLOW);
+    const before = await m.balanceMicros(user.accountId);
+    const started = Date.now();
+    const err = await user.client.images.generate({ model: 'openai/gpt-image-1', prompt: 'late' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(APIError);
+    const apiError = err as APIError;
+    expect(apiError.status).toBe(504);
+    expect(apiError.error).toMatchObject({ type: 'upstream_error', code: 'upstream_timeout' });
+    expect(Date.now() - started).toBeLessThan(SLOW.delayMs);
+    const jobId = jobIdOf('image', apiError.headers?.get('x-request-id'));
+    expect((await m.job(jobId))?.status).toBe('cancelled');
+    expect(calls('/v1/images/generations')).toBe(1);
+
+    await expectNothingCharged(user.accountId, 'image', jobId, mediaKeys.image(jobId, 0), before);
+  });
+
+  it('client gone: the aborted request cancels the job; not charged when the worker finishes later', async () => {
+    // 1 IRT: less than this request's hold, so a hold still counted refuses every request (402).
+    const poor = await m.fundedClient(1);
+    const balanceStatus = async () =>
+      (await fetch(`${m.gateway.origin}/v1/balance`, { headers: { authorization: `Bearer ${poor.key}` } }))
+        .status;
+    m.fakes.openai.script.next(SLOW);
+    const before = await m.balanceMicros(poor.accountId);
+    const calledBefore = calls('/v1/audio/speech');
+    const abort = new AbortController();
+    const started = Date.now();
+    const pending = poor.client.audio.speech
+      .create(
+        { model: 'openai/tts-1', voice: 'nova', input: 'Are you still there?' },
+        { signal: abort.signal },
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    await waitUntil(() => calls('/v1/audio/speech') > calledBefore);
+    const job = await m.gateway.connections.mongo.db
+      .collection<{ _id: string }>('media_jobs')
+      .findOne({ accountId: poor.accountId, kind: 'speech', status: 'running' });
+    const jobId = job?._id ?? '';
+    expect(jobId).toMatch(/^tts_/);
+    expect(await balanceStatus()).toBe(402); // the hold of the request in flight counts
+    abort.abort();
+    expect(await pending).toBeInstanceOf(APIUserAbortError);
+    await waitUntil(async () => (await m.job(jobId))?.status === 'cancelled', 5_000);
+    // Cancelled by the client's going away, not by the end of the api's wait.
+    expect(Date.now() - started).toBeLessThan(WAIT_MS);
+    await waitUntil(async () => (await balanceStatus()) === 200, 5_000); // the hold was released
+
+    await expectNothingCharged(poor.accountId, 'speech', jobId, mediaKeys.speech(jobId), before);
+  });
+
+  it('a later request on the same key is served and charged normally', async () => {
+    const before = await m.balanceMicros(user.accountId);
+    const result = await user.client.images.generate({ model: 'openai/gpt-image-1', prompt: 'on time' });
+    expect(result.data).toHaveLength(1);
+    expect(await m.balanceMicros(user.accountId)).toBeLessThan(before);
+    expect(await m.gateway.services.billing.checkLedger()).toEqual([]);
+  });
+});
