@@ -1,0 +1,127 @@
+/**
+ * Reads a V8 `.cpuprofile` (node --cpu-prof) and tells where the api's time went: by component
+ * (each sample charged to the innermost frame that is project code or an npm package, so a socket
+ * write counts for the driver that made it), the project's functions by self and inclusive time,
+ * and the busiest functions of any origin.
+ * Standalone: `node bench/profile-summary.ts <file.cpuprofile>` prints the summary as JSON.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+  readonly lineNumber: number;
+}
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+  readonly children?: readonly number[];
+}
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+export interface Share {
+  readonly name: string;
+  readonly ms: number;
+  /** Percent of the busy time (every sample but idle). */
+  readonly pct: number;
+}
+
+export interface ProfileSummary {
+  readonly totalMs: number;
+  readonly busyMs: number;
+  readonly byComponent: readonly Share[];
+  readonly ownSelf: readonly Share[];
+  readonly ownInclusive: readonly Share[];
+  readonly topSelf: readonly Share[];
+}
+
+const OWN = 'project code';
+
+export function summarizeProfile(file: string, root: string, top = 12): ProfileSummary {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const rootUrl = pathToFileURL(root.endsWith('/') ? root : `${root}/`).href;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+
+  const isOwn = (frame: CallFrame) => frame.url.startsWith(rootUrl) && !frame.url.includes('/node_modules/');
+  const packageOf = (frame: CallFrame) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(frame.url)?.[1];
+  const where = (frame: CallFrame) =>
+    frame.url === '' ? '' : ` ${frame.url.replace(rootUrl, '').replace(/^.*\/node_modules\//, '')}`;
+  const label = (frame: CallFrame) =>
+    `${frame.functionName || '(anonymous)'}${where(frame)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
+  /** The innermost project or package frame of a stack; GC and native-only stacks by their name. */
+  const componentOf = (leafId: number): string => {
+    const leaf = byId.get(leafId)?.callFrame;
+    if (leaf && leaf.url === '' && leaf.functionName.startsWith('(')) {
+      const onlyNative =
+        parent.get(leafId) === undefined ||
+        byId.get(parent.get(leafId) ?? -1)?.callFrame.functionName === '(root)';
+      if (onlyNative) return leaf.functionName;
+    }
+    for (let at: number | undefined = leafId; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)?.callFrame;
+      if (frame === undefined) continue;
+      if (isOwn(frame)) return OWN;
+      const pkg = packageOf(frame);
+      if (pkg !== undefined) return `npm: ${pkg}`;
+    }
+    return 'node internals (no project or package frame)';
+  };
+
+  const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
+  const components = new Map<string, number>();
+  const ownSelf = new Map<string, number>();
+  const ownInclusive = new Map<string, number>();
+  const anySelf = new Map<string, number>();
+  let totalMs = 0;
+  let idleMs = 0;
+  profile.samples.forEach((id, i) => {
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const leaf = byId.get(id);
+    if (leaf === undefined) return;
+    totalMs += ms;
+    if (leaf.callFrame.functionName === '(idle)') {
+      idleMs += ms;
+      return;
+    }
+    add(components, componentOf(id), ms);
+    add(anySelf, label(leaf.callFrame), ms);
+    if (isOwn(leaf.callFrame)) add(ownSelf, label(leaf.callFrame), ms);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)?.callFrame;
+      if (frame !== undefined && isOwn(frame)) seen.add(label(frame));
+    }
+    for (const name of seen) add(ownInclusive, name, ms);
+  });
+  const busyMs = totalMs - idleMs;
+  const shares = (map: Map<string, number>, n = top): Share[] =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, ms]) => ({ name, ms: Math.round(ms), pct: busyMs > 0 ? (100 * ms) / busyMs : 0 }));
+  return {
+    totalMs: Math.round(totalMs),
+    busyMs: Math.round(busyMs),
+    byComponent: shares(components, 20),
+    ownSelf: shares(ownSelf),
+    ownInclusive: shares(ownInclusive),
+    topSelf: shares(anySelf),
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const file = process.argv[2];
+  if (file === undefined) {
+    process.stderr.write('usage: node bench/profile-summary.ts <file.cpuprofile> [project root]\n');
+    process.exit(2);
+  }
+  const root = process.argv[3] ?? fileURLToPath(new URL('..', import.meta.url));
+  process.stdout.write(`${JSON.stringify(summarizeProfile(file, root), null, 2)}\n`);
+}

@@ -1,0 +1,547 @@
+/**
+ * `npm run bench`: the gateway side by side with the same mock upstream called directly and with a
+ * peer gateway (Portkey), using the shared harness (../shared/bench). Starts everything itself on
+ * free 127.0.0.1 ports, writes bench/RESULTS.md and raw results under bench/results/<stamp>/, and
+ * stops what it started (only that) at the end, on failure, on Ctrl-C and on its time limit.
+ * Knobs (env): see "How to run" in bench/RESULTS.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MongoClient } from 'mongodb';
+import { freePort } from '../infra/local-services/free-port.ts';
+import { startJongodb } from '../infra/local-services/jongodb.ts';
+import { startRedisServer } from '../infra/local-services/redis-server.ts';
+import { startS3Server } from '../infra/local-services/s3-server.ts';
+import {
+  killAllNow,
+  type Owned,
+  own,
+  pinRunning,
+  runToEnd,
+  startProcess,
+  stopAll,
+  waitForHttp,
+} from './processes.ts';
+import { summarizeProfile } from './profile-summary.ts';
+import { type RunInfo, writeResults } from './report.ts';
+import { type LedgerCost, probeLedgerCost } from './store-probe.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const HARNESS_SOURCE = join(ROOT, '..', 'shared', 'bench');
+const HARNESS = join(ROOT, '.local', 'bench-harness');
+const env = process.env;
+const num = (name: string, fallback: number) => (env[name] === undefined ? fallback : Number(env[name]));
+
+const settings = {
+  duration: num('BENCH_DURATION', 10),
+  rounds: num('BENCH_ROUNDS', 3),
+  warmupFirst: num('BENCH_WARMUP_FIRST', 20),
+  warmup: num('BENCH_WARMUP', 3),
+  connections: num('BENCH_CONNECTIONS', 50),
+  delays: (env.BENCH_DELAYS ?? '0,50').split(',').map(Number),
+  accounts: num('BENCH_ACCOUNTS', 8),
+  warmupNext: num('BENCH_WARMUP_NEXT', 5),
+  profileSeconds: num('BENCH_PROFILE_SECONDS', 20),
+  serverCpus: env.SERVER_CPUS ?? '1',
+  // Stores default to the load generator's CPU, away from the server CPU: see RESULTS.md, method.
+  storesCpus: env.STORES_CPUS ?? env.LOADGEN_CPUS ?? '0',
+  loadgenCpus: env.LOADGEN_CPUS ?? '0',
+  timeLimitS: num('BENCH_TIME_LIMIT_S', 720),
+};
+/** The spec's limit of active keys per account. */
+const KEYS_PER_ACCOUNT = 25;
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const OUT = join(ROOT, 'bench', 'results', stamp);
+/** BENCH_REF=<commit>: measure that commit (extracted with git archive) instead of the work tree. */
+const REF = env.BENCH_REF;
+const LOGS = join(OUT, 'logs');
+const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
+
+/** Copies the harness into the git-ignored scratch folder and installs its dependencies once. */
+async function prepareHarness(): Promise<void> {
+  if (!existsSync(join(HARNESS_SOURCE, 'bench.mjs')))
+    throw new Error(`harness not found at ${HARNESS_SOURCE}`);
+  mkdirSync(HARNESS, { recursive: true });
+  for (const name of readdirSync(HARNESS_SOURCE)) {
+    if (name === 'node_modules' || name === 'results') continue;
+    cpSync(join(HARNESS_SOURCE, name), join(HARNESS, name), { recursive: true, force: true });
+    chmodSync(join(HARNESS, name), 0o755); // the shared copy is read-only; the next copy overwrites
+  }
+  // The one change to the copy: a superset of its wrk script that rotates API keys (see the file).
+  cpSync(join(ROOT, 'bench', 'wrk-keys.lua'), join(HARNESS, 'wrk-post.lua'), { force: true });
+  if (!existsSync(join(HARNESS, 'node_modules', '@portkey-ai', 'gateway'))) {
+    log('installing the harness dependencies (autocannon, @portkey-ai/gateway) in .local/bench-harness');
+    await runToEnd({
+      name: 'npm install',
+      command: 'npm',
+      args: ['install', '--no-audit', '--no-fund'],
+      cwd: HARNESS,
+      logFile: join(LOGS, 'npm-install.log'),
+    });
+  }
+}
+
+interface Peers {
+  readonly mock: Owned;
+  readonly mockUrl: string;
+  readonly portkey: Owned;
+  readonly portkeyUrl: string;
+}
+
+/** The mock upstream and the Portkey peer: stateless, started once for the whole run. */
+async function startPeers(): Promise<Peers> {
+  const mockPort = await freePort();
+  const mock = startProcess({
+    name: 'mock-upstream',
+    command: process.execPath,
+    args: ['mock-upstream.mjs', '--port', String(mockPort)],
+    cwd: HARNESS,
+    logFile: join(LOGS, 'mock.log'),
+    cpus: settings.serverCpus,
+  });
+  const mockUrl = `http://127.0.0.1:${mockPort}`;
+  await waitForHttp(`${mockUrl}/health`, mock);
+  const portkeyPort = await freePort();
+  const portkey = startProcess({
+    name: 'portkey',
+    command: process.execPath,
+    args: ['portkey-loopback.mjs', `--port=${portkeyPort}`, '--headless'],
+    cwd: HARNESS,
+    logFile: join(LOGS, 'portkey.log'),
+    cpus: settings.serverCpus,
+  });
+  const portkeyUrl = `http://127.0.0.1:${portkeyPort}`;
+  await waitForHttp(`${portkeyUrl}/`, portkey);
+  return { mock, mockUrl, portkey, portkeyUrl };
+}
+
+/** The gateway of one phase: its own empty Redis, jongodb and s3rver, the api, accounts and keys. */
+interface Gateway {
+  readonly api: Owned;
+  readonly url: string;
+  readonly redis: Owned;
+  readonly mongo: Owned;
+  readonly mongoUrl: string;
+  readonly loadKeys: readonly string[];
+  readonly probeKey: string;
+  readonly keysFile: string;
+  /** Stops the api alone (SIGTERM, then SIGKILL after API_STOP_GRACE_MS). */
+  stopApi(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const API_STOP_GRACE_MS = 25_000;
+
+/** The tree the api runs from: the work tree, or BENCH_REF extracted under .local/bench-tree/. */
+function apiTree(): { root: string; label: string } {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, maxBuffer: 2 ** 30 });
+  if (REF === undefined || REF === '') return { root: ROOT, label: workTreeLabel() };
+  const sha = git('rev-parse', '--short', `${REF}^{commit}`).toString().trim();
+  const root = join(ROOT, '.local', 'bench-tree', sha);
+  if (!existsSync(join(root, 'api', 'src', 'main.ts'))) {
+    mkdirSync(root, { recursive: true });
+    execFileSync('tar', ['-x', '-C', root], { input: git('archive', sha) });
+    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  }
+  return { root, label: `${sha} (BENCH_REF=${REF}, extracted to ${relative(ROOT, root)})` };
+}
+const TREE = apiTree();
+
+async function startGateway(
+  peers: Peers,
+  phase: string,
+  nodeFlags: readonly string[] = [],
+): Promise<Gateway> {
+  const started = Date.now();
+  const redisLocal = await startRedisServer('redis-server', { detached: true });
+  const redis = own(`redis-server (${phase})`, redisLocal.process.child);
+  const mongoLocal = await startJongodb({ detached: true });
+  const mongo = own(`jongodb (${phase})`, mongoLocal.process.child);
+  pinRunning(redis.pid, settings.storesCpus);
+  pinRunning(mongo.pid, settings.storesCpus);
+  const s3 = await startS3Server(join(HARNESS, 's3-data'));
+  const port = await freePort();
+  const adminToken = randomBytes(24).toString('base64url');
+  const url = `http://127.0.0.1:${port}`;
+  const api = startProcess({
+    name: `api (${phase})`,
+    command: process.execPath,
+    args: [...nodeFlags, 'api/src/main.ts'],
+    cwd: TREE.root,
+    env: {
+      PATH: env.PATH,
+      HOME: env.HOME,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      REDIS_URL: redisLocal.url,
+      MONGO_URL: mongoLocal.url,
+      MONGO_DB: 'bench',
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      S3_BUCKET: 'bench-media',
+      OPENAI_BASE_URL: `${peers.mockUrl}/v1`,
+      OPENAI_API_KEY: 'sk-bench-anything',
+      ADMIN_TOKEN: adminToken,
+      CATALOGUE_PATH: join(ROOT, 'bench', 'catalogue.json'),
+    },
+    logFile: join(LOGS, `api-${phase}.log`),
+    cpus: settings.serverCpus,
+  });
+  const stop = async () => {
+    await stopApi();
+    await redis.stop();
+    await mongo.stop();
+    await s3.stop().catch(() => undefined);
+  };
+  // Longer than the api's own SHUTDOWN_TIMEOUT_MS (10 s): it may flush settlements before exiting.
+  const stopApi = () => api.stop(API_STOP_GRACE_MS);
+  try {
+    await waitForHttp(`${url}/readyz`, api, (status) => status === 200);
+    const admin = adminClient(url, adminToken);
+    const accounts = Array.from({ length: settings.accounts }, (_, i) => `load-${i}`);
+    const loadKeys = (
+      await Promise.all(accounts.map((label) => accountWithKeys(admin, label, KEYS_PER_ACCOUNT)))
+    ).flat();
+    const [probeKey = ''] = await accountWithKeys(admin, 'probe', 1);
+    const keysFile = join(HARNESS, 'bench-keys.txt'); // secrets stay out of bench/results
+    writeFileSync(keysFile, `${loadKeys.join('\n')}\n`, { mode: 0o600 });
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    log(
+      `${phase}: api ${url} (pid ${api.pid}) on empty stores, ${loadKeys.length} keys, ready in ${seconds} s`,
+    );
+    return { api, url, redis, mongo, mongoUrl: mongoLocal.url, loadKeys, probeKey, keysFile, stopApi, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+type Admin = <T>(path: string, body: unknown, headers?: Record<string, string>) => Promise<T>;
+
+function adminClient(url: string, token: string): Admin {
+  return async <T>(path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${url}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 201)
+      throw new Error(`POST /admin/v1${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  };
+}
+
+/** One account, credited generously, with `count` keys at the spec's highest rate limit. */
+async function accountWithKeys(admin: Admin, label: string, count: number): Promise<string[]> {
+  const account = await admin<{ id: string }>('/accounts', { email: `${label}@bench.invalid`, name: label });
+  await admin(
+    `/accounts/${account.id}/topups`,
+    { amount: 1_000_000_000, reference: 'bench' },
+    { 'idempotency-key': `bench-${label}` },
+  );
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await admin<{ key: string }>(`/accounts/${account.id}/keys`, {
+      name: `${label}-${i}`,
+      rate_limit: 3000,
+    });
+    keys.push(created.key);
+  }
+  return keys;
+}
+
+/** How many ledger entries a phase left (jongodb's writes slow down with it, see RESULTS.md). */
+async function ledgerSize(gateway: Gateway): Promise<number | null> {
+  const client = new MongoClient(gateway.mongoUrl, { serverSelectionTimeoutMS: 3_000 });
+  try {
+    return await client.db('bench').collection('ledger').countDocuments({}, { maxTimeMS: 10_000 });
+  } catch {
+    return null;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+async function runHarness(
+  script: string,
+  label: string,
+  extraEnv: Record<string, string>,
+  cpus?: string,
+): Promise<void> {
+  const started = Date.now();
+  await runToEnd({
+    name: label,
+    command: process.execPath,
+    args: [script],
+    cwd: HARNESS,
+    env: { ...env, ...extraEnv },
+    logFile: join(OUT, `${label}.txt`),
+    cpus,
+  });
+  log(`${label} done in ${((Date.now() - started) / 1000).toFixed(0)} s (output: ${label}.txt)`);
+}
+
+const PORTKEY_HEADERS = {
+  authorization: 'Bearer sk-mock',
+  'x-portkey-provider': 'openai',
+  'x-portkey-custom-host': '{{UPSTREAM}}/v1',
+};
+
+async function main(): Promise<void> {
+  const begun = Date.now();
+  mkdirSync(LOGS, { recursive: true });
+  log(`results: ${OUT}`);
+  await prepareHarness();
+  const peers = await startPeers();
+  log(`mock ${peers.mockUrl}, portkey ${peers.portkeyUrl}`);
+  const direct = { name: 'direct', url: peers.mockUrl, headers: { authorization: 'Bearer sk-mock' } };
+  const portkey = { name: 'portkey', url: peers.portkeyUrl, headers: PORTKEY_HEADERS };
+  const gatewayTarget = (gateway: Gateway, key: string) => ({
+    name: 'gateway',
+    url: gateway.url,
+    headers: { authorization: `Bearer ${key}` },
+    modelPrefix: 'openai/',
+  });
+  const targetsFile = (name: string, targets: unknown[]) => {
+    const file = join(OUT, name);
+    writeFileSync(file, JSON.stringify(targets, null, 2));
+    return file;
+  };
+  const ledger: RunInfo['ledger'] = {};
+  const loadAverage: Record<string, [number, number]> = {};
+  const inPhase = async (phase: string, run: (gateway: Gateway) => Promise<void>, flags: string[] = []) => {
+    const gateway = await startGateway(peers, phase, flags);
+    const before = os.loadavg()[0] ?? 0;
+    try {
+      await run(gateway);
+    } finally {
+      loadAverage[phase] = [before, os.loadavg()[0] ?? 0];
+      // Entries written while the load ran, then after the api's graceful close (queued settlements).
+      const atEnd = await ledgerSize(gateway);
+      await gateway.stopApi();
+      ledger[phase] = { atEnd, afterClose: await ledgerSize(gateway) };
+      await gateway.stop();
+    }
+  };
+  const loadEnv = (gateway: Gateway, delay: number, warmupFirst: number) => ({
+    DIRECT_URL: peers.mockUrl,
+    WRK_KEYS_FILE: gateway.keysFile,
+    LOADGEN: 'wrk',
+    LOADGEN_CPUS: settings.loadgenCpus,
+    SERVER_CPUS: settings.serverCpus,
+    MONITOR_PIDS: [
+      `mock:${peers.mock.pid}`,
+      `api:${gateway.api.pid}`,
+      `redis:${gateway.redis.pid}`,
+      `jongodb:${gateway.mongo.pid}`,
+      `portkey:${peers.portkey.pid}`,
+    ].join(','),
+    CONNECTIONS: String(settings.connections),
+    DELAYS: String(delay),
+    DURATION: String(settings.duration),
+    ROUNDS: String(settings.rounds),
+    WARMUP: String(settings.warmup),
+    WARMUP_FIRST: String(warmupFirst),
+  });
+
+  // 1. Non-streaming load per upstream delay, alternating direct / gateway / Portkey segments; each
+  // delay on fresh stores, so neither scenario inherits the other's ledger.
+  for (const [i, delay] of settings.delays.entries()) {
+    await inPhase(`load-${delay}`, (gateway) =>
+      runHarness('bench.mjs', `load-${delay}`, {
+        ...loadEnv(gateway, delay, i === 0 ? settings.warmupFirst : settings.warmupNext),
+        TARGETS_FILE: targetsFile(`load-${delay}-targets.json`, [
+          direct,
+          gatewayTarget(gateway, gateway.loadKeys[0] ?? ''),
+          portkey,
+        ]),
+        OUT_DIR: join(OUT, `load-${delay}`),
+      }),
+    );
+  }
+
+  // 2. Streaming time to first token (c=10, 20 chunks), then a sequential (c=1) non-streaming probe.
+  // The harness's default (10 at a time: a closed loop, so it includes queueing at the api), then
+  // one at a time (the latency the gateway adds to the first token, without queueing).
+  await inPhase('sse', async (gateway) => {
+    const sse = {
+      DIRECT_URL: peers.mockUrl,
+      TARGETS_FILE: targetsFile('sse-targets.json', [direct, gatewayTarget(gateway, gateway.probeKey)]),
+      OUT_DIR: OUT,
+    };
+    await runHarness('stream-probe.mjs', 'sse-probe', { ...sse, STREAM_LABEL: 'sse' }, settings.loadgenCpus);
+    await runHarness(
+      'stream-probe.mjs',
+      'sse-sequential-probe',
+      { ...sse, STREAM_LABEL: 'sse-sequential', STREAM_CONCURRENCY: '1' },
+      settings.loadgenCpus,
+    );
+  });
+  await inPhase('sequential', (gateway) =>
+    runHarness(
+      'stream-probe.mjs',
+      'sequential-probe',
+      {
+        DIRECT_URL: peers.mockUrl,
+        TARGETS_FILE: targetsFile('sequential-targets.json', [
+          direct,
+          gatewayTarget(gateway, gateway.probeKey),
+          portkey,
+        ]),
+        OUT_DIR: OUT,
+        STREAM_LABEL: 'sequential',
+        PROBE_STREAM: '0',
+        STREAM_CONCURRENCY: '1',
+      },
+      settings.loadgenCpus,
+    ),
+  );
+
+  // 3. CPU profile of the api under the 0 ms load (its own process; the profile is written at exit).
+  let profile: RunInfo['profile'];
+  if (settings.profileSeconds > 0) {
+    const profileDir = join(OUT, 'profile');
+    await inPhase(
+      'profile',
+      (gateway) =>
+        runHarness('bench.mjs', 'profile-load', {
+          ...loadEnv(gateway, 0, 0),
+          TARGETS_FILE: targetsFile('profile-targets.json', [
+            gatewayTarget(gateway, gateway.loadKeys[0] ?? ''),
+          ]),
+          OUT_DIR: join(OUT, 'profile-load'),
+          MONITOR_PIDS: `api:${gateway.api.pid},redis:${gateway.redis.pid},jongodb:${gateway.mongo.pid}`,
+          DURATION: String(settings.profileSeconds),
+          ROUNDS: '1',
+          WARMUP: '0',
+        }),
+      ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+    );
+    const file = existsSync(profileDir)
+      ? readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'))
+      : undefined;
+    if (file === undefined) log(`no profile written in ${profileDir} (the api did not exit normally)`);
+    else
+      profile = {
+        file: join(profileDir, file),
+        summary: summarizeProfile(join(profileDir, file), TREE.root),
+      };
+  }
+
+  // 4. What the gateway's ledger calls cost on jongodb as the ledger grows (its own process).
+  let ledgerCost: LedgerCost[] | undefined;
+  if (env.BENCH_STORE_PROBE !== '0') {
+    const mongoLocal = await startJongodb({ detached: true });
+    const mongo = own('jongodb (store probe)', mongoLocal.process.child);
+    pinRunning(mongo.pid, settings.storesCpus);
+    try {
+      ledgerCost = await probeLedgerCost(mongoLocal.url);
+      log(
+        `store probe done: ${ledgerCost.map((r) => `${r.entries}: ${r.ms.insertPending.toFixed(1)} ms`).join(', ')}`,
+      );
+    } finally {
+      await mongo.stop();
+    }
+  }
+
+  const info: RunInfo = {
+    command: commandLine(),
+    settings,
+    startedAt: new Date(begun).toISOString(),
+    elapsedS: (Date.now() - begun) / 1000,
+    machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}`,
+    node: process.version,
+    outDir: OUT,
+    root: ROOT,
+    ledger,
+    loadAverage,
+    profile,
+    ledgerCost,
+    portkeyVersion: packageVersion(join(HARNESS, 'node_modules', '@portkey-ai', 'gateway')),
+    tree: TREE.label,
+  };
+  const resultsFile = writeResults(info);
+  log(`wrote ${resultsFile} (${((Date.now() - begun) / 1000).toFixed(0)} s in all)`);
+}
+
+/** The commit measured, and how many files of the work tree differed from it. */
+function workTreeLabel(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT }).toString();
+    const head = git('rev-parse', '--short', 'HEAD').trim();
+    const changed = git('status', '--porcelain', '--untracked-files=no')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.slice(3).startsWith('bench/')).length;
+    return changed === 0 ? head : `${head} + ${changed} uncommitted changed files outside bench/`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** `npm run bench` with the knobs that were set, as they would be typed again. */
+function commandLine(): string {
+  const knob = /^(BENCH_[A-Z_]+|SERVER_CPUS|LOADGEN_CPUS|STORES_CPUS)$/;
+  const set = Object.entries(env).filter(([name, value]) => knob.test(name) && value !== undefined);
+  return [...set.map(([name, value]) => `${name}=${value}`), 'npm run bench'].join(' ');
+}
+
+function packageVersion(dir: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+// Whatever happens, nothing this runner started outlives it.
+process.on('exit', killAllNow);
+let stopping = false;
+const stopAndExit = async (reason: string, code: number) => {
+  if (stopping) {
+    log(`${reason} again: killing everything now`);
+    killAllNow();
+    process.exit(1);
+  }
+  stopping = true;
+  log(`${reason}: stopping everything it started`);
+  await stopAll(log);
+  process.exit(code);
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+  process.on(signal, () => void stopAndExit(signal, 130));
+const limit = setTimeout(
+  () => void stopAndExit(`time limit of ${settings.timeLimitS} s reached`, 1),
+  settings.timeLimitS * 1000,
+);
+limit.unref();
+
+if (!existsSync('/usr/bin/wrk') && !env.PATH?.split(':').some((dir) => existsSync(join(dir, 'wrk')))) {
+  process.stderr.write('npm run bench needs wrk (Debian: apt-get install -y wrk)\n');
+  process.exit(2);
+}
+main().then(
+  () => void stopAndExit('finished', 0),
+  (err: unknown) => {
+    process.stderr.write(
+      `[bench] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exitCode = 1;
+    void stopAndExit('failure', 1);
+  },
+);

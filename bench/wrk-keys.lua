@@ -1,0 +1,64 @@
+-- The harness's wrk-post.lua (POST a fixed JSON body, JSON summary on exit) plus per-request API
+-- key rotation, installed by run-bench.ts as wrk-post.lua in the scratch copy of the harness.
+--
+-- Why: the gateway limits each key to 3000 requests per 60 s window (the spec's maximum), and one
+-- 0 ms run sends ~100k requests. When WRK_KEYS_FILE names a file of keys (one per line) and the
+-- target's own Authorization header carries one of them, each request takes the next key of the
+-- file, round robin, from requests formatted once at start (no per-request Lua string work). Any
+-- other target (direct mock, Portkey) keeps its fixed header and wrk's static request, exactly as
+-- the harness's script does.
+-- Env: WRK_BODY (request body), WRK_JSON_OUT (output path), WRK_KEYS_FILE (optional).
+wrk.method = "POST"
+wrk.body = os.getenv("WRK_BODY") or '{"model":"mock","messages":[{"role":"user","content":"hi"}]}'
+wrk.headers["Content-Type"] = "application/json"
+
+local function read_keys(path)
+  local keys = {}
+  local f = path and io.open(path, "r")
+  if not f then return keys end
+  for line in f:lines() do
+    if line ~= "" then keys[#keys + 1] = line end
+  end
+  f:close()
+  return keys
+end
+
+local auth_name = wrk.headers["authorization"] and "authorization" or "Authorization"
+local given = wrk.headers[auth_name] or ""
+local keys = read_keys(os.getenv("WRK_KEYS_FILE"))
+local rotate = false
+for _, k in ipairs(keys) do
+  if given == "Bearer " .. k then rotate = true end
+end
+
+if rotate then
+  local prepared, n, i = {}, 0, 0
+  function init(args)
+    for t, k in ipairs(keys) do
+      wrk.headers[auth_name] = "Bearer " .. k
+      prepared[t] = wrk.format()
+    end
+    n = #prepared
+    -- Threads start at different keys so they do not march in step.
+    i = math.random(n) - 1
+  end
+  function request()
+    i = i % n + 1
+    return prepared[i]
+  end
+end
+
+done = function(summary, latency, requests)
+  local path = os.getenv("WRK_JSON_OUT")
+  local f = path and io.open(path, "w") or io.stdout
+  local e = summary.errors
+  local function p(q) return latency:percentile(q) end
+  f:write(string.format(
+    '{"requests":%d,"duration_us":%d,"bytes":%d,' ..
+    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"latency_us":{"min":%d,"mean":%.2f,"stdev":%.2f,"max":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d}}\n',
+    summary.requests, summary.duration, summary.bytes,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency.min, latency.mean, latency.stdev, latency.max, p(50), p(90), p(99), p(99.9)))
+  if f ~= io.stdout then f:close() end
+end
