@@ -1,0 +1,290 @@
+/**
+ * `node bench/media-bench.ts`: the media job path (issue 5, item 7), apart from `npm run bench`
+ * (run-bench.ts, the chat benchmark), which does not start or need it.
+ *
+ * 1. Latency: the synchronous image request through api -> BullMQ -> worker -> S3 -> MongoDB
+ *    (POST /v1/images/generations, openai/gpt-image-1) against the same fake OpenAI provider called
+ *    directly with the body the adapter sends, sequentially, 0 ms provider delay.
+ * 2. Throughput: 1, 2 and 4 image worker processes at a 200 ms provider delay, closed loop at
+ *    2 x total worker concurrency, jobs/s and scaling efficiency.
+ *
+ * Every phase gets its own empty redis-server, jongodb and s3rver (jongodb's write cost grows with
+ * the collection size, so phases must not inherit each other's documents). The fake provider runs in
+ * this process. Everything started is stopped by pid at the end, on failure, on Ctrl-C and at the
+ * time limit. Writes bench/MEDIA-RESULTS.md. Knobs (env): MEDIA_BENCH_SECONDS (15),
+ * MEDIA_BENCH_LATENCY_N (100), MEDIA_BENCH_WORKERS ("1,2,4"), MEDIA_BENCH_CONCURRENCY (4),
+ * MEDIA_BENCH_TIME_LIMIT_S (240).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts';
+import { type LatencyResult, renderMediaResults, type ThroughputResult } from './media-report.ts';
+import { collectionSizes, cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
+import { killAllNow, stopAll } from './processes.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const env = process.env;
+const num = (name: string, fallback: number) => (env[name] === undefined ? fallback : Number(env[name]));
+const settings = {
+  seconds: num('MEDIA_BENCH_SECONDS', 15),
+  warmupSeconds: 2,
+  latencyN: num('MEDIA_BENCH_LATENCY_N', 100),
+  latencyWarmup: 20,
+  workerCounts: (env.MEDIA_BENCH_WORKERS ?? '1,2,4').split(',').map(Number),
+  concurrencyPerWorker: num('MEDIA_BENCH_CONCURRENCY', 4),
+  delayMs: 200,
+  timeLimitS: num('MEDIA_BENCH_TIME_LIMIT_S', 240),
+};
+const log = (line: string) => process.stdout.write(`[media-bench] ${line}\n`);
+const TMP = mkdtempSync(join(os.tmpdir(), 'media-bench-'));
+const LOGS = join(TMP, 'logs');
+mkdirSync(LOGS, { recursive: true });
+
+const PROMPT = 'A lighthouse on a cliff at dusk, watercolour';
+const GATEWAY_BODY = JSON.stringify({ model: 'openai/gpt-image-1', prompt: PROMPT, n: 1, size: '1024x1024' });
+// What shared/src/providers/openai/media/images.ts sends for that request (toImageRequestBody).
+const DIRECT_BODY = JSON.stringify({
+  model: 'gpt-image-1',
+  prompt: PROMPT,
+  n: 1,
+  size: '1024x1024',
+  output_format: 'png',
+});
+
+async function post(url: string, key: string, body: string): Promise<number> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST ${url}: HTTP ${res.status} ${text.slice(0, 200)}`);
+  return text.length;
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+
+function stats(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  return {
+    n: s.length,
+    p50: quantile(s, 0.5),
+    p99: quantile(s, 0.99),
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+  };
+}
+
+async function latencyPhase(
+  upstreamUrl: string,
+  script: { always(b: unknown): void },
+): Promise<LatencyResult> {
+  script.always({ kind: 'slow', delayMs: 0 });
+  const stack = await startMediaStack({
+    root: ROOT,
+    phase: 'latency',
+    upstreamUrl,
+    workers: 1,
+    workerConcurrency: settings.concurrencyPerWorker,
+    s3Dir: join(TMP, 's3-latency'),
+    logDir: LOGS,
+    keys: 1,
+    log,
+  });
+  try {
+    const key = stack.keys[0] ?? '';
+    const gw = `${stack.url}/v1/images/generations`;
+    const direct = `${upstreamUrl}/images/generations`;
+    for (let i = 0; i < settings.latencyWarmup; i++) {
+      await post(gw, key, GATEWAY_BODY);
+      await post(direct, 'sk-test-fake-key', DIRECT_BODY);
+    }
+    const viaGateway: number[] = [];
+    const viaDirect: number[] = [];
+    // Interleaved, so both see the same machine state.
+    for (let i = 0; i < settings.latencyN; i++) {
+      let t = performance.now();
+      await post(gw, key, GATEWAY_BODY);
+      viaGateway.push(performance.now() - t);
+      t = performance.now();
+      await post(direct, 'sk-test-fake-key', DIRECT_BODY);
+      viaDirect.push(performance.now() - t);
+    }
+    const sizes = await collectionSizes(stack.mongoUrl);
+    const timings = await jobTimings(stack.mongoUrl);
+    log(`latency breakdown: ${JSON.stringify(timings)}`);
+    return { gateway: stats(viaGateway), direct: stats(viaDirect), sizes, timings };
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function throughputPhase(
+  upstreamUrl: string,
+  script: { always(b: unknown): void },
+  workers: number,
+): Promise<ThroughputResult> {
+  script.always({ kind: 'slow', delayMs: settings.delayMs });
+  const concurrency = 2 * workers * settings.concurrencyPerWorker;
+  const stack = await startMediaStack({
+    root: ROOT,
+    phase: `w${workers}`,
+    upstreamUrl,
+    workers,
+    workerConcurrency: settings.concurrencyPerWorker,
+    s3Dir: join(TMP, `s3-w${workers}`),
+    logDir: LOGS,
+    keys: 8,
+    log,
+  });
+  try {
+    const gw = `${stack.url}/v1/images/generations`;
+    const started = performance.now();
+    const measureFrom = started + settings.warmupSeconds * 1000;
+    const measureTo = measureFrom + settings.seconds * 1000;
+    const completions: number[] = [];
+    const latencies: number[] = [];
+    let errors = 0;
+    let firstError = '';
+    let cpuBefore: Record<string, number> = {};
+    const snapshot = () => cpuOf(stack);
+    const beforeTimer = setTimeout(() => {
+      cpuBefore = snapshot();
+    }, settings.warmupSeconds * 1000);
+    let cpuAfter: Record<string, number> = {};
+    const afterTimer = setTimeout(
+      () => {
+        cpuAfter = snapshot();
+      },
+      (settings.warmupSeconds + settings.seconds) * 1000,
+    );
+    let n = 0;
+    const client = async () => {
+      while (performance.now() < measureTo) {
+        const key = stack.keys[n++ % stack.keys.length] ?? '';
+        const t = performance.now();
+        try {
+          await post(gw, key, GATEWAY_BODY);
+          const end = performance.now();
+          if (t >= measureFrom && end <= measureTo) latencies.push(end - t);
+          completions.push(end);
+        } catch (err) {
+          errors++;
+          firstError ||= String(err);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, client));
+    clearTimeout(beforeTimer);
+    clearTimeout(afterTimer);
+    const inWindow = completions.filter((t) => t >= measureFrom && t <= measureTo);
+    const perSecond = Array.from(
+      { length: settings.seconds },
+      (_, i) =>
+        inWindow.filter((t) => t >= measureFrom + i * 1000 && t < measureFrom + (i + 1) * 1000).length,
+    );
+    const cpu: Record<string, number> = {};
+    for (const name of Object.keys(cpuAfter))
+      cpu[name] = ((cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0)) / settings.seconds;
+    const sizes = await collectionSizes(stack.mongoUrl);
+    // Probed after the counts: the cost of one insert/update into media_jobs at its end size.
+    const probe = await jobTimings(stack.mongoUrl, 'media_jobs');
+    const result: ThroughputResult = {
+      probe,
+      workers,
+      concurrencyPerWorker: settings.concurrencyPerWorker,
+      clients: concurrency,
+      jobsPerSecond: inWindow.length / settings.seconds,
+      perSecond,
+      latency: stats(latencies),
+      errors,
+      firstError,
+      cpu,
+      sizes,
+      totalCompleted: completions.length,
+    };
+    log(
+      `w${workers}: ${result.jobsPerSecond.toFixed(1)} jobs/s, p50 ${result.latency.p50.toFixed(0)} ms, errors ${errors}, cpu ${JSON.stringify(cpu)}, sizes ${JSON.stringify(sizes)}`,
+    );
+    return result;
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** CPU seconds so far: api, workers (sum), jongodb, redis, this process (loadgen + fake + s3rver). */
+function cpuOf(stack: MediaStack): Record<string, number> {
+  const self = process.cpuUsage();
+  return {
+    api: cpuSeconds(stack.api.pid),
+    workers: stack.workers.reduce((sum, w) => sum + cpuSeconds(w.pid), 0),
+    jongodb: cpuSeconds(stack.mongo.pid),
+    redis: cpuSeconds(stack.redis.pid),
+    'runner (loadgen, fake provider, s3rver)': (self.user + self.system) / 1e6,
+  };
+}
+
+function machine(): string {
+  const cpus = os.cpus();
+  let mem = '';
+  try {
+    mem = execFileSync('free', ['-m']).toString().split('\n')[1]?.trim().split(/\s+/)[1] ?? '';
+  } catch {}
+  return `${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${mem ? `${mem} MB RAM, ` : ''}${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const limit = setTimeout(() => {
+    log(`time limit of ${settings.timeLimitS} s reached: stopping everything`);
+    killAllNow();
+    process.exit(2);
+  }, settings.timeLimitS * 1000);
+  const upstream = await startOpenAIMediaUpstream();
+  let ok = false;
+  try {
+    log(`fake OpenAI media upstream at ${upstream.url}`);
+    const latency = await latencyPhase(upstream.url, upstream.script as never);
+    log(
+      `latency: gateway p50 ${latency.gateway.p50.toFixed(1)} ms p99 ${latency.gateway.p99.toFixed(1)} ms; direct p50 ${latency.direct.p50.toFixed(1)} ms p99 ${latency.direct.p99.toFixed(1)} ms`,
+    );
+    const throughput: ThroughputResult[] = [];
+    for (const k of settings.workerCounts)
+      throughput.push(await throughputPhase(upstream.url, upstream.script as never, k));
+    const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
+    writeFileSync(
+      file,
+      renderMediaResults({
+        command: 'node bench/media-bench.ts',
+        machine: machine(),
+        date: startedAt.toISOString(),
+        durationS: (Date.now() - startedAt.getTime()) / 1000,
+        settings,
+        latency,
+        throughput,
+      }),
+    );
+    ok = true;
+    log(`wrote ${file} in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
+  } finally {
+    clearTimeout(limit);
+    await stopAll(log);
+    await upstream.close().catch(() => undefined);
+    // Logs stay on failure (their folder is printed); on success the scratch folder goes.
+    if (ok) rmSync(TMP, { recursive: true, force: true });
+  }
+}
+
+process.on('SIGINT', () => {
+  killAllNow();
+  process.exit(130);
+});
+process.on('exit', () => killAllNow());
+
+main().catch((err: unknown) => {
+  log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)} (logs: ${LOGS})`);
+  process.exitCode = 1;
+});
