@@ -71,6 +71,8 @@ export async function createApiServices(
     media,
     async close() {
       clearInterval(recovery);
+      // Deferred settlements still in memory are written before the connections close.
+      await billing.close();
       await upstream.close();
       await waiter.close();
       await closeQueues(queues);

@@ -26,6 +26,7 @@ describe('the demo provider through the OpenAI SDK', () => {
     const service = (completion as unknown as { service: { cost: number; currency: string } }).service;
     expect(service.currency).toBe('IRT');
     expect(service.cost).toBeGreaterThan(0);
+    await t.services.billing.flush(); // the charge is written after the answer, in a batch
     const after = await t.services.billing.balanceOf(accountId);
     expect(Number(before - after) / 1e6).toBeCloseTo(service.cost, 6);
   });

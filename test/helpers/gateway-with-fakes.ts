@@ -50,7 +50,7 @@ export interface GatewayWithFakes {
     settings?: Record<string, unknown>;
     headers?: Record<string, string>;
   }): Promise<FundedClient>;
-  /** Wallet balance in Toman (exact: from µIRT). */
+  /** Wallet balance in Toman (exact: from µIRT), once the gateway wrote its deferred charges. */
   balance(accountId: string): Promise<number>;
   /** Clears every fake's behaviour script. */
   resetScripts(): void;
@@ -96,6 +96,8 @@ export async function startGatewayWithFakes(
       return { ...key, client: sdkClient(gateway.origin, key.key, settings.headers) };
     },
     async balance(accountId) {
+      // Charges are written in batches after the answer (group commit): wait for the queued ones.
+      await gateway.services.billing.flush();
       return Number(await gateway.services.billing.balanceOf(accountId)) / 1e6;
     },
     resetScripts() {

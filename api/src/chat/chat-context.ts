@@ -10,11 +10,16 @@ import type { AdmissionContext } from '../admission/admission-context.ts';
 export interface ChatDeps {
   readonly config: Pick<Config, 'providers' | 'compatibleUpstreams'>;
   readonly client: UpstreamClient;
-  readonly billing: Pick<Billing, 'settle'>;
+  readonly billing: Pick<Billing, 'settleDeferred'>;
   readonly now: () => Date;
 }
 
-/** Charges a finished request its actual cost (usage × price) once, replacing its hold. */
+/**
+ * Charges a finished request its actual cost (usage × price) once, replacing its hold. The charge is
+ * queued for the next settlement batch: the answer does not wait for MongoDB, and the hold stays
+ * until the charge counts (so `settled` is set: the hold is not released). Callers wait only when
+ * the backlog of unwritten charges is over its high-water mark.
+ */
 export async function settleUsage(
   deps: Pick<ChatDeps, 'billing'>,
   admission: AdmissionContext,
@@ -22,7 +27,10 @@ export async function settleUsage(
   usage: NormalizedUsage,
 ): Promise<bigint> {
   const costMicros = tokenCostMicros(model.pricing, usage);
-  await deps.billing.settle({
+  // Set before waiting: from here on the hold belongs to the settlement, never to a release.
+  admission.settled = true;
+  // Resolves at once unless the settlement backlog is over its high-water mark (backpressure).
+  await deps.billing.settleDeferred({
     requestId: admission.holdId,
     accountId: admission.key.accountId,
     keyId: admission.key.id,
@@ -30,6 +38,5 @@ export async function settleUsage(
     costMicros,
     usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
   });
-  admission.settled = true;
   return costMicros;
 }

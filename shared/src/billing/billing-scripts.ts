@@ -52,12 +52,26 @@ export interface SettleCall {
 export interface BillingScripts {
   admit(call: AdmitCall): Promise<AdmitReply>;
   settle(call: SettleCall): Promise<void>;
+  /** `settle` of many requests in one pipeline (one round trip); each call stays atomic on its own. */
+  settleMany(calls: readonly SettleCall[]): Promise<void>;
   putSnapshot(field: 'balance' | 'spent', write: SnapshotWrite, ttlMs: number): Promise<void>;
   /** Requests counted in a rate window and its remaining ms (negative when no window is open). */
   peekRate(rateWindowKey: string): Promise<readonly [count: number, resetMs: number]>;
 }
 
 type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
+
+/** KEYS and ARGV of SETTLE_LUA. */
+function settleArguments(call: SettleCall): string[] {
+  const keyHolds = call.keyHolds ?? call.walletHolds;
+  const keys = [call.walletHolds.expiries, call.walletHolds.amounts, keyHolds.expiries, keyHolds.amounts];
+  keys.push(call.wallet?.key ?? call.walletHolds.amounts, call.spend?.key ?? call.walletHolds.amounts);
+  const snapshot = (write: SnapshotWrite | null) =>
+    write === null ? ['', ''] : [String(write.value), String(write.version)];
+  const args = [call.requestId, call.keyHolds === null ? '0' : '1'];
+  args.push(...snapshot(call.wallet), ...snapshot(call.spend), String(call.snapshotTtlMs));
+  return [...keys, ...args];
+}
 
 /** Registers the commands (EVALSHA with a fallback to EVAL, by ioredis) and wraps them. */
 export function registerBillingScripts(redis: Redis): BillingScripts {
@@ -83,14 +97,17 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
       return (await admit(...keys, ...args)) as AdmitReply;
     },
     async settle(call) {
-      const keyHolds = call.keyHolds ?? call.walletHolds;
-      const keys = [call.walletHolds.expiries, call.walletHolds.amounts, keyHolds.expiries, keyHolds.amounts];
-      keys.push(call.wallet?.key ?? call.walletHolds.amounts, call.spend?.key ?? call.walletHolds.amounts);
-      const snapshot = (write: SnapshotWrite | null) =>
-        write === null ? ['', ''] : [String(write.value), String(write.version)];
-      const args = [call.requestId, call.keyHolds === null ? '0' : '1'];
-      args.push(...snapshot(call.wallet), ...snapshot(call.spend), String(call.snapshotTtlMs));
-      await settle(...keys, ...args);
+      await settle(...settleArguments(call));
+    },
+    async settleMany(calls) {
+      const pipeline = redis.pipeline();
+      const queue = (pipeline as unknown as Record<string, ScriptCommand>).billingSettle as ScriptCommand;
+      for (const call of calls) queue.apply(pipeline, settleArguments(call));
+      const failures = ((await pipeline.exec()) ?? []).filter(([error]) => error !== null);
+      if (failures.length > 0) {
+        const cause = failures[0]?.[0];
+        throw new Error(`${failures.length} of ${calls.length} settle calls failed`, { cause });
+      }
     },
     async putSnapshot(field, write, ttlMs) {
       await putSnapshot(write.key, field, String(write.value), String(write.version), ttlMs);

@@ -1,6 +1,6 @@
 import type { KeySpendDoc, KeySpendRepository } from './key-spend.repository.ts';
 import type { LedgerDoc, LedgerRepository } from './ledger.repository.ts';
-import { markerOf } from './pending-marker.ts';
+import { type GuardedResult, markerOf } from './pending-marker.ts';
 import type { UsageDailyRepository } from './usage-daily.repository.ts';
 import type { WalletDoc, WalletsRepository } from './wallets.repository.ts';
 
@@ -49,22 +49,46 @@ export async function applyToTarget(
   entry: LedgerDoc,
   target: TargetKind,
 ): Promise<WalletDoc | KeySpendDoc | null> {
-  const marker = markerOf(entry._id);
+  return (await applyToTargetOnce(store, [entry], target)).doc;
+}
+
+/**
+ * Step 2 for entries that all count in one target document (one entry, or a settlement batch's
+ * entries of one wallet, key month or usage row): one guarded update adds their sum unless the
+ * document carries any of their markers. Returns the wallet or key spend after it (null for a
+ * usage row), and whether this call applied the sum (false: some marker was present, none applied).
+ */
+export async function applyToTargetOnce(
+  store: BillingStore,
+  entries: readonly [LedgerDoc, ...LedgerDoc[]],
+  target: TargetKind,
+): Promise<GuardedResult<WalletDoc | KeySpendDoc | null>> {
+  const [first] = entries;
+  const markers = entries.map((entry) => markerOf(entry._id));
+  // Charges are negative amounts: the wallet takes the sum, spend and usage count the cost.
+  const amount = entries.reduce((sum, entry) => sum + entry.amount, 0n);
+  const cost = -amount;
   switch (target) {
     case 'wallet':
-      return (await store.wallets.applyEntry(entry.account_id, marker, entry.amount)).doc;
+      return store.wallets.applyEntries(first.account_id, markers, amount);
     case 'key_spend':
-      return (await store.keySpend.applyEntry(entry.key_id ?? '', entry.month, marker, -entry.amount)).doc;
+      return store.keySpend.applyEntries(first.key_id ?? '', first.month, markers, cost);
     case 'usage_daily': {
-      const usage = entry.usage ?? { requests: 1, input_tokens: 0, output_tokens: 0 };
+      const usage = entries.map((entry) => entry.usage ?? { requests: 1, input_tokens: 0, output_tokens: 0 });
       const increment = {
-        requests: usage.requests,
-        inputTokens: usage.input_tokens,
-        outputTokens: usage.output_tokens,
-        cost: -entry.amount,
+        requests: usage.reduce((sum, u) => sum + u.requests, 0),
+        inputTokens: usage.reduce((sum, u) => sum + u.input_tokens, 0),
+        outputTokens: usage.reduce((sum, u) => sum + u.output_tokens, 0),
+        cost,
       };
-      await store.usageDaily.applyEntry(entry.account_id, entry.day, entry.model ?? '', marker, increment);
-      return null;
+      const result = await store.usageDaily.applyEntries(
+        first.account_id,
+        first.day,
+        first.model ?? '',
+        markers,
+        increment,
+      );
+      return { doc: null, applied: result.applied };
     }
   }
 }
@@ -82,23 +106,24 @@ export async function commitEntry(store: BillingStore, entry: LedgerDoc): Promis
 
 /** Step 3 after `applied`: clears the entry's markers from its targets and closes it. Idempotent. */
 export async function finishEntry(store: BillingStore, entry: LedgerDoc): Promise<void> {
-  const marker = markerOf(entry._id);
-  await Promise.all(targetsOf(entry).map((target) => clearTargetMarker(store, entry, target, marker)));
+  await Promise.all(targetsOf(entry).map((target) => clearTargetMarkers(store, [entry], target)));
   await store.ledger.close(entry._id);
 }
 
-function clearTargetMarker(
+/** Clears the markers of applied entries that all count in one target document. Idempotent. */
+export function clearTargetMarkers(
   store: BillingStore,
-  entry: LedgerDoc,
+  entries: readonly [LedgerDoc, ...LedgerDoc[]],
   target: TargetKind,
-  marker: string,
 ): Promise<void> {
+  const [first] = entries;
+  const markers = entries.map((entry) => markerOf(entry._id));
   switch (target) {
     case 'wallet':
-      return store.wallets.clearMarker(entry.account_id, marker);
+      return store.wallets.clearMarkers(first.account_id, markers);
     case 'key_spend':
-      return store.keySpend.clearMarker(entry.key_id ?? '', entry.month, marker);
+      return store.keySpend.clearMarkers(first.key_id ?? '', first.month, markers);
     case 'usage_daily':
-      return store.usageDaily.clearMarker(entry.account_id, entry.day, entry.model ?? '', marker);
+      return store.usageDaily.clearMarkers(first.account_id, first.day, first.model ?? '', markers);
   }
 }

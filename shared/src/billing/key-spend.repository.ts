@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import { clearMarker, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
+import { clearMarkers, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
 
 /** What one key spent in one billing month (µIRT), the basis of its monthly cap (check 6). */
 export interface KeySpendDoc {
@@ -37,23 +37,23 @@ export function createKeySpendRepository(db: Db) {
       return { spent: doc?.spent ?? 0n, version: doc?.version ?? 0n };
     },
 
-    /** Adds a charge to the key's month once (guarded by the entry's marker). */
-    applyEntry(
+    /** Adds charges (one, or a batch's of this key and month) once, guarded by their markers. */
+    applyEntries(
       keyId: string,
       month: string,
-      marker: string,
+      markers: readonly string[],
       cost: bigint,
     ): Promise<GuardedResult<KeySpendDoc>> {
       return incrementOnce(collection, {
         id: keySpendId(keyId, month),
-        marker,
+        markers,
         inc: { spent: cost, version: 1n },
         onInsert: { key_id: keyId, month },
       });
     },
 
-    clearMarker(keyId: string, month: string, marker: string): Promise<void> {
-      return clearMarker(collection, keySpendId(keyId, month), marker);
+    clearMarkers(keyId: string, month: string, markers: readonly string[]): Promise<void> {
+      return clearMarkers(collection, keySpendId(keyId, month), markers);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Db } from 'mongodb';
+import { type Collection, type Db, MongoBulkWriteError } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
 import { isDuplicateKey } from './pending-marker.ts';
 
@@ -108,6 +108,14 @@ export function createLedgerRepository(db: Db) {
       }
     },
 
+    /**
+     * Records entries as pending in one unordered insert (a settlement batch; ids distinct); returns
+     * the ids that existed already and were not inserted. Every other entry was inserted.
+     */
+    insertManyPending(docs: readonly LedgerDoc[]): Promise<Set<string>> {
+      return insertNewOnes(collection, docs);
+    },
+
     findById(id: string): Promise<LedgerDoc | null> {
       return collection.findOne({ _id: id });
     },
@@ -123,6 +131,19 @@ export function createLedgerRepository(db: Db) {
 
     async markApplied(id: string): Promise<void> {
       await collection.updateOne({ _id: id, state: 'pending' }, { $set: { state: 'applied' } });
+    },
+
+    /** `markApplied` of many entries in one update. */
+    async markManyApplied(ids: readonly string[]): Promise<void> {
+      await collection.updateMany(
+        { _id: { $in: [...ids] }, state: 'pending' },
+        { $set: { state: 'applied' } },
+      );
+    },
+
+    /** `close` of many entries in one update. */
+    async closeMany(ids: readonly string[]): Promise<void> {
+      await collection.updateMany({ _id: { $in: [...ids] }, state: 'applied' }, { $set: { open: false } });
     },
 
     /** Ends an applied entry's life cycle once no target carries its marker any more. */
@@ -171,3 +192,45 @@ export function createLedgerRepository(db: Db) {
 }
 
 export type LedgerRepository = ReturnType<typeof createLedgerRepository>;
+
+// A duplicate is taken out and the rest inserted again; more rounds mean ids keep appearing.
+const INSERT_ROUNDS = 3;
+
+async function insertNewOnes(collection: Collection<LedgerDoc>, docs: readonly LedgerDoc[]) {
+  const existing = new Set<string>();
+  let rest = docs;
+  for (let round = 1; rest.length > 0; round++) {
+    const refused = await insertUnordered(collection, rest);
+    if (refused !== 'all') {
+      for (const id of refused) existing.add(id);
+      return existing;
+    }
+    // The server refused the whole insert over a duplicate without naming it (jongodb does; MongoDB
+    // names each one): look the batch's ids up and insert the others again.
+    const ids = rest.map((doc) => doc._id);
+    const found = await collection.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
+    if (found.length === 0) throw new Error('ledger batch insert refused over a duplicate it does not hold');
+    if (round === INSERT_ROUNDS) throw new Error('ledger batch insert keeps meeting new duplicates');
+    for (const doc of found) existing.add(doc._id);
+    rest = rest.filter((doc) => !existing.has(doc._id));
+  }
+  return existing;
+}
+
+/** The ids refused as duplicates (all others inserted), or 'all' when nothing was inserted. */
+async function insertUnordered(
+  collection: Collection<LedgerDoc>,
+  docs: readonly LedgerDoc[],
+): Promise<string[] | 'all'> {
+  try {
+    await collection.insertMany([...docs], { ordered: false });
+    return [];
+  } catch (error) {
+    const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+    if (writeErrors.length > 0 && writeErrors.every(isDuplicateKey)) {
+      return writeErrors.map((writeError) => docs[writeError.index]?._id ?? '');
+    }
+    if (writeErrors.length === 0 && isDuplicateKey(error)) return 'all';
+    throw error;
+  }
+}

@@ -24,7 +24,8 @@ export function isDuplicateKey(error: unknown): boolean {
 
 export interface GuardedIncrement<T extends Document> {
   readonly id: string;
-  readonly marker: string;
+  /** The markers of the entries the increment sums (one, or a group of a settlement batch). */
+  readonly markers: readonly string[];
   readonly inc: Record<string, bigint | number>;
   /** Fields a new document starts with (never `pending`, which `$set` fills). */
   readonly onInsert?: Partial<T>;
@@ -37,38 +38,45 @@ export interface GuardedResult<T> {
 }
 
 /**
- * `$inc` a document unless it already carries the marker, creating it when missing. A second call
- * with the same marker matches nothing, so the increment happens at most once while the marker lives.
+ * `$inc` a document unless it already carries any of the markers, creating it when missing, and set
+ * them all. A second call with one of the markers matches nothing, so the increment happens at most
+ * once while the markers live; a group with one marker present is not applied at all.
  */
 export async function incrementOnce<T extends Document & { _id: string }>(
   collection: Collection<T>,
   change: GuardedIncrement<T>,
 ): Promise<GuardedResult<T>> {
-  const field = `pending.${change.marker}`;
-  const filter = { _id: change.id, [field]: { $exists: false } } as Filter<T>;
-  const update = { $inc: change.inc, $set: { [field]: true } } as UpdateFilter<T>;
+  const filter: Record<string, unknown> = { _id: change.id };
+  const markers: Record<string, true> = {};
+  for (const marker of change.markers) {
+    filter[`pending.${marker}`] = { $exists: false };
+    markers[`pending.${marker}`] = true;
+  }
+  const update = { $inc: change.inc, $set: markers } as UpdateFilter<T>;
   try {
     const upsert = { ...update, $setOnInsert: change.onInsert ?? {} } as UpdateFilter<T>;
-    const doc = await collection.findOneAndUpdate(filter, upsert, { upsert: true, returnDocument: 'after' });
+    const doc = await collection.findOneAndUpdate(filter as Filter<T>, upsert, {
+      upsert: true,
+      returnDocument: 'after',
+    });
     if (doc !== null) return { doc: doc as T, applied: true };
   } catch (error) {
-    // The upsert tried to insert: either the marker is there already, or another upsert created the
+    // The upsert tried to insert: either a marker is there already, or another upsert created the
     // document first. The document exists now, so a plain guarded update tells the two apart.
     if (!isDuplicateKey(error)) throw error;
   }
-  const doc = await collection.findOneAndUpdate(filter, update, { returnDocument: 'after' });
+  const doc = await collection.findOneAndUpdate(filter as Filter<T>, update, { returnDocument: 'after' });
   if (doc !== null) return { doc: doc as T, applied: true };
   return { doc: (await collection.findOne({ _id: change.id } as Filter<T>)) as T | null, applied: false };
 }
 
-/** Removes an entry's marker from a target, once the entry is recorded as applied. Idempotent. */
-export async function clearMarker<T extends Document & { _id: string }>(
+/** Removes entries' markers from a target, once the entries are recorded as applied. Idempotent. */
+export async function clearMarkers<T extends Document & { _id: string }>(
   collection: Collection<T>,
   id: string,
-  marker: string,
+  markers: readonly string[],
 ): Promise<void> {
-  await collection.updateOne(
-    { _id: id } as Filter<T>,
-    { $unset: { [`pending.${marker}`]: '' } } as UpdateFilter<T>,
-  );
+  const unset: Record<string, ''> = {};
+  for (const marker of markers) unset[`pending.${marker}`] = '';
+  await collection.updateOne({ _id: id } as Filter<T>, { $unset: unset } as UpdateFilter<T>);
 }

@@ -32,7 +32,7 @@ export interface SettleResult {
  * refreshed. A repeat finds the entry and charges nothing more.
  */
 export async function settleCharge(deps: BillingDeps, input: SettleInput): Promise<SettleResult> {
-  validate(input);
+  validateSettleInput(input);
   const now = deps.clock();
   const doc = chargeDoc(input, input.at ?? now, now, deps.settings.timeZone);
   if (await deps.store.ledger.insertPending(doc)) {
@@ -52,7 +52,8 @@ export async function settleCharge(deps: BillingDeps, input: SettleInput): Promi
   return { entryId: existing._id, costMicros: -existing.amount, created: false };
 }
 
-function chargeDoc(input: SettleInput, at: Date, now: Date, timeZone: string): LedgerDoc {
+/** The pending ledger entry of a charge served at `at`, inserted at `now` (its lease starts then). */
+export function chargeDoc(input: SettleInput, at: Date, now: Date, timeZone: string): LedgerDoc {
   return {
     _id: input.requestId,
     account_id: input.accountId,
@@ -75,7 +76,8 @@ function chargeDoc(input: SettleInput, at: Date, now: Date, timeZone: string): L
   };
 }
 
-function validate(input: SettleInput): void {
+/** Throws a RangeError for an input no settlement accepts. */
+export function validateSettleInput(input: SettleInput): void {
   if (input.requestId === '') throw new RangeError('requestId must not be empty');
   if (input.costMicros < 0n) throw new RangeError('costMicros must be ≥ 0');
   const counts = [input.usage.inputTokens, input.usage.outputTokens, input.usage.requests ?? 1];

@@ -1,4 +1,5 @@
 import type { BillingDeps } from './billing-deps.ts';
+import type { SettleCall } from './billing-scripts.ts';
 import type { AppliedTargets } from './guarded-apply.ts';
 import type { LedgerDoc } from './ledger.repository.ts';
 
@@ -32,31 +33,55 @@ export async function publishSettlement(
   entry: LedgerDoc,
   applied: AppliedTargets | null,
 ): Promise<void> {
-  const { wallet, keySpend } = applied ?? { wallet: null, keySpend: null };
   try {
-    await deps.scripts.settle({
-      requestId: entry._id,
-      walletHolds: deps.keys.walletHolds(entry.account_id),
-      keyHolds: entry.key_id === null ? null : deps.keys.keyHolds(entry.key_id),
-      wallet:
-        wallet === null
-          ? null
-          : {
-              key: deps.keys.walletSnapshot(entry.account_id),
-              value: wallet.balance,
-              version: wallet.version,
-            },
-      spend:
-        keySpend === null
-          ? null
-          : {
-              key: deps.keys.spendSnapshot(keySpend.key_id, keySpend.month),
-              value: keySpend.spent,
-              version: keySpend.version,
-            },
-      snapshotTtlMs: deps.settings.snapshotTtlMs,
-    });
+    await deps.scripts.settle(settleCall(deps, entry, applied));
   } catch (err) {
     deps.logger.warn({ err, entryId: entry._id }, 'could not publish a settlement to Redis');
   }
+}
+
+/** An applied entry and its targets after the update that counted it. */
+export interface Settlement {
+  readonly entry: LedgerDoc;
+  readonly applied: AppliedTargets | null;
+}
+
+/**
+ * `publishSettlement` of a batch in one Redis pipeline. Entries of one wallet share its state after
+ * the batch's update: the first call writes it (counting all of them) and drops one hold, the next
+ * ones only drop theirs, so admission may count a charge twice for a moment but never miss it.
+ */
+export async function publishSettlements(
+  deps: BillingDeps,
+  settlements: readonly Settlement[],
+): Promise<void> {
+  if (settlements.length === 0) return;
+  try {
+    await deps.scripts.settleMany(settlements.map(({ entry, applied }) => settleCall(deps, entry, applied)));
+  } catch (err) {
+    const entryIds = settlements.map(({ entry }) => entry._id);
+    deps.logger.warn({ err, entryIds }, 'could not publish settlements to Redis');
+  }
+}
+
+function settleCall(deps: BillingDeps, entry: LedgerDoc, applied: AppliedTargets | null): SettleCall {
+  const { wallet, keySpend } = applied ?? { wallet: null, keySpend: null };
+  return {
+    requestId: entry._id,
+    walletHolds: deps.keys.walletHolds(entry.account_id),
+    keyHolds: entry.key_id === null ? null : deps.keys.keyHolds(entry.key_id),
+    wallet:
+      wallet === null
+        ? null
+        : { key: deps.keys.walletSnapshot(entry.account_id), value: wallet.balance, version: wallet.version },
+    spend:
+      keySpend === null
+        ? null
+        : {
+            key: deps.keys.spendSnapshot(keySpend.key_id, keySpend.month),
+            value: keySpend.spent,
+            version: keySpend.version,
+          },
+    snapshotTtlMs: deps.settings.snapshotTtlMs,
+  };
 }

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import { clearMarker, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
+import { clearMarkers, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
 
 /** One account's usage of one model on one billing day, pre-aggregated at settlement. */
 export interface UsageDailyDoc {
@@ -15,7 +15,7 @@ export interface UsageDailyDoc {
   pending?: PendingMap;
 }
 
-/** What one charge adds to its usage row. */
+/** What one charge (or the sum of a batch's charges of one row) adds to its usage row. */
 export interface UsageIncrement {
   readonly requests: number;
   readonly inputTokens: number;
@@ -39,17 +39,17 @@ export function usageDailyId(accountId: string, date: string, model: string): st
 export function createUsageDailyRepository(db: Db) {
   const collection = db.collection<UsageDailyDoc>(COLLECTION, { useBigInt64: true });
   return {
-    /** Adds a charge to its row once (guarded by the entry's marker), creating the row. */
-    applyEntry(
+    /** Adds charges to their row once (guarded by the entries' markers), creating the row. */
+    applyEntries(
       accountId: string,
       date: string,
       model: string,
-      marker: string,
+      markers: readonly string[],
       usage: UsageIncrement,
     ): Promise<GuardedResult<UsageDailyDoc>> {
       return incrementOnce(collection, {
         id: usageDailyId(accountId, date, model),
-        marker,
+        markers,
         inc: {
           requests: usage.requests,
           input_tokens: usage.inputTokens,
@@ -60,8 +60,8 @@ export function createUsageDailyRepository(db: Db) {
       });
     },
 
-    clearMarker(accountId: string, date: string, model: string, marker: string): Promise<void> {
-      return clearMarker(collection, usageDailyId(accountId, date, model), marker);
+    clearMarkers(accountId: string, date: string, model: string, markers: readonly string[]): Promise<void> {
+      return clearMarkers(collection, usageDailyId(accountId, date, model), markers);
     },
 
     /** Rows of the days from `fromDate` to `toDate` (inclusive), by date then model. */

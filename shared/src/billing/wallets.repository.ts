@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import { clearMarker, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
+import { clearMarkers, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
 
 /** An account's API wallet: balance in µIRT, bumped `version` on every change, entry markers. */
 export interface WalletDoc {
@@ -34,13 +34,20 @@ export function createWalletsRepository(db: Db) {
       return collection.findOne({ _id: accountId });
     },
 
-    /** Adds a ledger entry's amount once (guarded by the entry's marker), creating the wallet. */
-    applyEntry(accountId: string, marker: string, amount: bigint): Promise<GuardedResult<WalletDoc>> {
-      return incrementOnce(collection, { id: accountId, marker, inc: { balance: amount, version: 1n } });
+    /**
+     * Adds the amount of ledger entries once (guarded by the entries' markers), creating the wallet:
+     * one entry, or the sum of a settlement batch's entries of this account.
+     */
+    applyEntries(
+      accountId: string,
+      markers: readonly string[],
+      amount: bigint,
+    ): Promise<GuardedResult<WalletDoc>> {
+      return incrementOnce(collection, { id: accountId, markers, inc: { balance: amount, version: 1n } });
     },
 
-    clearMarker(accountId: string, marker: string): Promise<void> {
-      return clearMarker(collection, accountId, marker);
+    clearMarkers(accountId: string, markers: readonly string[]): Promise<void> {
+      return clearMarkers(collection, accountId, markers);
     },
 
     /** Every wallet, for the ledger check. */

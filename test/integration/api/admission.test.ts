@@ -215,6 +215,7 @@ describe('checks 1 to 7', () => {
     const refused = await chat('demo/chat-reasoning');
     expectError(refused, 403, 'permission_error', 'model_not_allowed');
     expect(refused.headers['x-ratelimit-limit']).toBe('60');
+    await t.services.billing.flush(); // the charge is written after the answer, in a batch
     const ledger = await admin<{ data: Array<{ kind: string }> }>(
       t.app,
       'GET',

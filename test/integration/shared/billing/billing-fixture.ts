@@ -51,6 +51,8 @@ export interface FixtureOptions {
   readonly env?: Record<string, string | undefined>;
   readonly clock?: TestClock;
   readonly rateWindowMs?: number;
+  /** When `billing`'s deferred settlements are written (see SettlementBatcher). */
+  readonly settleBatch?: BillingOptions['settleBatch'];
 }
 
 export async function billingFixture(options: FixtureOptions = {}): Promise<BillingFixture> {
@@ -70,9 +72,11 @@ export async function billingFixture(options: FixtureOptions = {}): Promise<Bill
     clock,
     keyPrefix,
     rateWindowMs: options.rateWindowMs,
+    settleBatch: options.settleBatch,
   };
+  const billing = createBilling(billingOptions);
   return {
-    billing: createBilling(billingOptions),
+    billing,
     deps: billingDeps(billingOptions),
     config,
     db: mongo.db,
@@ -85,6 +89,7 @@ export async function billingFixture(options: FixtureOptions = {}): Promise<Bill
       return createBilling({ ...billingOptions, redis: other });
     },
     async close() {
+      await billing.close();
       await Promise.allSettled([mongo.client.close(), ...redises.map((r) => r.quit())]);
     },
   };

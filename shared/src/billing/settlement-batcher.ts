@@ -1,0 +1,200 @@
+import type { BillingDeps } from './billing-deps.ts';
+import { type DeferredSettlement, settleBatch } from './settle-batch.ts';
+import { type SettleInput, settleCharge, validateSettleInput } from './settle-charge.ts';
+
+/** When deferred settlements are written (docs/money-core.md, "Group commit"). */
+export interface SettlementBatchOptions {
+  /** The longest a charge waits in memory before its batch is written; default 20 ms. */
+  readonly flushMs?: number;
+  /** A batch is written at once, without waiting for the timer, when this many charges wait; default 500. */
+  readonly maxBatch?: number;
+}
+
+interface Queued {
+  readonly item: DeferredSettlement;
+  /** Order of arrival: `flush` waits for the charges that arrived before it. */
+  readonly seq: number;
+  /** Failed batch writes this charge took part in. */
+  attempts: number;
+  /** `Date.now()` before which it is not retried. */
+  notBefore: number;
+}
+
+// A batch that could not be recorded is retried after 100, 200, 400 ms, then settled entry by entry.
+const RETRIES = 3;
+const RETRY_BASE_MS = 100;
+/**
+ * A batch takes every charge waiting, up to this many (10 000 ids in one `$in` are ~300 KB). Its
+ * commands cost about the same whatever their size (on jongodb an insert's cost grows with the
+ * collection, not the batch), so a backlog is written in one batch instead of growing.
+ */
+const LARGEST_BATCH = 10_000;
+
+/**
+ * Collects charges in memory and writes them in batches, one batch at a time, off the response
+ * path. A charge still in memory when the process dies is lost (an under-charge); one written as
+ * pending is completed by recovery; `close` writes everything before a clean shutdown.
+ */
+/** Charges that may wait unwritten before settling callers are made to wait for the store. */
+export const HIGH_WATER = 5_000;
+
+export class SettlementBatcher {
+  readonly #deps: BillingDeps;
+  readonly #flushMs: number;
+  readonly #maxBatch: number;
+  #queue: Queued[] = [];
+  #running: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #seq = 0;
+  #closed = false;
+
+  constructor(deps: BillingDeps, options: SettlementBatchOptions = {}) {
+    this.#deps = deps;
+    this.#flushMs = options.flushMs ?? 20;
+    this.#maxBatch = options.maxBatch ?? 500;
+  }
+
+  /**
+   * Queues a charge; throws on invalid input, or once closed. The promise resolves at once while
+   * fewer than `HIGH_WATER` charges wait, and otherwise only when the charge is written: callers
+   * that await it slow down to the store's pace, so the backlog (memory, and what a clean
+   * shutdown must write) stays bounded.
+   */
+  enqueue(input: SettleInput): Promise<void> {
+    if (this.#closed) throw new Error('billing is closed: no further settlement is accepted');
+    validateSettleInput(input);
+    this.#seq += 1;
+    const item = { input, at: input.at ?? this.#deps.clock() };
+    this.#queue.push({ item, seq: this.#seq, attempts: 0, notBefore: 0 });
+    this.#schedule();
+    return this.#queue.length > HIGH_WATER ? this.flush() : Promise.resolve();
+  }
+
+  /** Resolves once every charge queued before the call is written (or, failing that, logged). */
+  async flush(): Promise<void> {
+    const upTo = this.#seq;
+    for (;;) {
+      if (this.#running !== null) {
+        await this.#running;
+        continue;
+      }
+      const waiting = this.#queue.filter((queued) => queued.seq <= upTo);
+      if (waiting.length === 0) return;
+      const wait = earliest(waiting) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      else await this.#start();
+    }
+  }
+
+  /** Refuses further charges and writes the queued ones. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.flush();
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  #schedule(): void {
+    if (this.#running !== null || this.#queue.length === 0) return;
+    const now = Date.now();
+    if (this.#queue.length >= this.#maxBatch && this.#eligible(now) >= this.#maxBatch) {
+      void this.#start();
+      return;
+    }
+    if (this.#timer !== null) return;
+    const delay = Math.max(this.#flushMs, earliest(this.#queue) - now);
+    this.#timer = setTimeout(() => void this.#start(), delay);
+    // A process exits without waiting for it: a clean shutdown writes the queue with `close`.
+    this.#timer.unref();
+  }
+
+  #start(): Promise<void> {
+    if (this.#running !== null) return this.#running;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    const batch = this.#take(Date.now());
+    if (this.#queue.length > LARGEST_BATCH) {
+      this.#deps.logger.warn({ waiting: this.#queue.length }, 'settlement backlog beyond one batch');
+    }
+    if (batch.length === 0) {
+      this.#schedule();
+      return Promise.resolve();
+    }
+    const written = this.#write(batch).catch((err: unknown) => {
+      this.#deps.logger.error({ err, charges: batch.length }, 'settlement batch failed unexpectedly');
+    });
+    this.#running = written.finally(() => {
+      this.#running = null;
+      this.#schedule();
+    });
+    return this.#running;
+  }
+
+  #eligible(now: number): number {
+    return this.#queue.filter((queued) => queued.notBefore <= now).length;
+  }
+
+  /** Takes the charges due, oldest first, at most LARGEST_BATCH. */
+  #take(now: number): Queued[] {
+    const batch: Queued[] = [];
+    const rest: Queued[] = [];
+    for (const queued of this.#queue) {
+      (queued.notBefore <= now && batch.length < LARGEST_BATCH ? batch : rest).push(queued);
+    }
+    this.#queue = rest;
+    return batch;
+  }
+
+  async #write(batch: Queued[]): Promise<void> {
+    let repeats: DeferredSettlement[];
+    try {
+      repeats = await settleBatch(
+        this.#deps,
+        batch.map((queued) => queued.item),
+      );
+    } catch (err) {
+      await this.#retryLater(batch, err);
+      return;
+    }
+    await this.#settleEach(repeats);
+  }
+
+  /** After a failed step (a): the batch waits and is retried; a charge out of retries goes alone. */
+  async #retryLater(batch: Queued[], err: unknown): Promise<void> {
+    const now = Date.now();
+    const again: Queued[] = [];
+    const alone: Queued[] = [];
+    for (const queued of batch) (queued.attempts < RETRIES ? again : alone).push(queued);
+    for (const queued of again) {
+      queued.attempts += 1;
+      queued.notBefore = now + RETRY_BASE_MS * 2 ** (queued.attempts - 1);
+    }
+    this.#queue.unshift(...again);
+    this.#deps.logger.error(
+      { err, charges: batch.length, retried: again.length, alone: alone.length },
+      'settlement batch could not be recorded',
+    );
+    await this.#settleEach(alone.map((queued) => queued.item));
+  }
+
+  /** The single-entry path: repeats of recorded ids, and charges no batch could record. */
+  async #settleEach(items: readonly DeferredSettlement[]): Promise<void> {
+    const results = await Promise.allSettled(
+      items.map(({ input, at }) => settleCharge(this.#deps, { ...input, at })),
+    );
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') return;
+      const { input, at } = items[i] as DeferredSettlement;
+      // The details needed to charge it by hand: the money core could not record it.
+      const charge = { ...input, costMicros: String(input.costMicros), at: at.toISOString() };
+      this.#deps.logger.error({ err: result.reason, charge }, 'a deferred settlement could not be recorded');
+    });
+  }
+}
+
+/** When the first of the queued charges may be written (`Date.now()` time). */
+function earliest(queue: readonly Queued[]): number {
+  let first = Number.POSITIVE_INFINITY;
+  for (const queued of queue) first = Math.min(first, queued.notBefore);
+  return first;
+}

@@ -1,0 +1,170 @@
+/**
+ * Group commit under failure: a batch interrupted between its steps is completed exactly once by
+ * recovery, a group update that meets a recovery's marker counts each entry once, and a batch that
+ * cannot be recorded is retried, then settled entry by entry — never dropped.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SettleInput } from '../../../../shared/src/billing/billing.ts';
+import type { BillingDeps } from '../../../../shared/src/billing/billing-deps.ts';
+import { applyToTarget, applyToTargetOnce, LEASE_MS } from '../../../../shared/src/billing/guarded-apply.ts';
+import type { LedgerDoc } from '../../../../shared/src/billing/ledger.repository.ts';
+import { commitBatch, insertBatch } from '../../../../shared/src/billing/settle-batch.ts';
+import { chargeDoc } from '../../../../shared/src/billing/settle-charge.ts';
+import { SettlementBatcher } from '../../../../shared/src/billing/settlement-batcher.ts';
+import { type BillingFixture, billingFixture, freshId, testClock } from './billing-fixture.ts';
+
+const clock = testClock('2026-05-10T12:00:00Z');
+let fx: BillingFixture;
+beforeAll(async () => {
+  fx = await billingFixture({ clock });
+});
+afterEach(async () => {
+  expect(await fx.billing.checkLedger()).toEqual([]);
+});
+afterAll(async () => {
+  await fx.close();
+});
+
+const IRT = 1_000_000n;
+const ZONE = 'Asia/Tehran';
+
+async function fundedAccount() {
+  const accountId = freshId('acct');
+  await fx.billing.topUp({ accountId, amountMicros: 1_000n * IRT, idempotencyKey: freshId('t') });
+  return { accountId, keyId: freshId('key') };
+}
+
+function charge(accountId: string, keyId: string, costIrt: bigint): SettleInput {
+  return {
+    requestId: freshId('req'),
+    accountId,
+    keyId,
+    model: 'demo/chat',
+    costMicros: costIrt * IRT,
+    usage: { inputTokens: 100, outputTokens: 20 },
+  };
+}
+
+/** Entries of a batch as step (a) writes them. */
+function batchDocs(accountId: string, keyId: string, costsIrt: bigint[]): LedgerDoc[] {
+  return costsIrt.map((cost) => chargeDoc(charge(accountId, keyId, cost), clock(), clock(), ZONE));
+}
+
+async function totals(accountId: string, keyId: string) {
+  const wallet = await fx.deps.store.wallets.findById(accountId);
+  const spend = await fx.deps.store.keySpend.findState(keyId, '2026-05');
+  const usage = await fx.db
+    .collection('usage_daily', { useBigInt64: true })
+    .findOne({ _id: `${accountId}:2026-05-10:demo/chat` as never });
+  return { balance: wallet?.balance, walletPending: wallet?.pending, spent: spend.spent, usage };
+}
+
+async function recoverAfterLease(): Promise<number> {
+  // Within its lease an entry belongs to its (presumed alive) batch writer.
+  expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
+  clock.advance(LEASE_MS + 1);
+  return (await fx.billing.recoverPendingEntries(0)) + (await fx.billing.recoverPendingEntries(0));
+}
+
+describe('a batch interrupted between its steps is completed exactly once by recovery', () => {
+  it('after step (a): pending entries, nothing applied', async () => {
+    const { accountId, keyId } = await fundedAccount();
+    const docs = batchDocs(accountId, keyId, [1n, 2n, 3n]);
+    expect(await insertBatch(fx.deps, docs)).toEqual(new Set());
+    expect(await recoverAfterLease()).toBe(3);
+    expect(await totals(accountId, keyId)).toMatchObject({
+      balance: 994n * IRT,
+      spent: 6n * IRT,
+      walletPending: {},
+    });
+  });
+
+  it('during step (b): the wallet group applied, key spend and usage not', async () => {
+    const { accountId, keyId } = await fundedAccount();
+    const docs = batchDocs(accountId, keyId, [1n, 2n, 4n]) as [LedgerDoc, ...LedgerDoc[]];
+    await insertBatch(fx.deps, docs);
+    expect((await applyToTargetOnce(fx.deps.store, docs, 'wallet')).applied).toBe(true);
+    // The wallet carries the pending entries' markers: the invariant holds mid-way.
+    expect(await fx.billing.checkLedger()).toEqual([]);
+    expect(await recoverAfterLease()).toBe(3);
+    const after = await totals(accountId, keyId);
+    expect(after).toMatchObject({ balance: 993n * IRT, spent: 7n * IRT, walletPending: {} });
+    expect(after.usage).toMatchObject({ requests: 3, cost: 7n * IRT, pending: {} });
+  });
+
+  it('after step (c): applied everywhere, markers not cleared', async () => {
+    const { accountId, keyId } = await fundedAccount();
+    const docs = batchDocs(accountId, keyId, [5n, 5n]) as [LedgerDoc, ...LedgerDoc[]];
+    await insertBatch(fx.deps, docs);
+    for (const target of ['wallet', 'key_spend', 'usage_daily'] as const) {
+      await applyToTargetOnce(fx.deps.store, docs, target);
+    }
+    await fx.deps.store.ledger.markManyApplied(docs.map((doc) => doc._id));
+    clock.advance(1);
+    expect(await fx.billing.recoverPendingEntries(0)).toBe(2);
+    const after = await totals(accountId, keyId);
+    expect(after).toMatchObject({ balance: 990n * IRT, spent: 10n * IRT, walletPending: {} });
+    expect(after.usage).toMatchObject({ requests: 2, cost: 10n * IRT, pending: {} });
+    expect(await fx.deps.store.ledger.findById(docs[0]._id)).toMatchObject({ state: 'applied', open: false });
+  });
+
+  it('a group meeting a marker a recovery set counts each entry once', async () => {
+    const { accountId, keyId } = await fundedAccount();
+    const docs = batchDocs(accountId, keyId, [1n, 10n, 100n]);
+    await insertBatch(fx.deps, docs);
+    // A recovery claimed the first entry and applied it to the wallet before the batch went on.
+    await applyToTarget(fx.deps.store, docs[0] as LedgerDoc, 'wallet');
+    await commitBatch(fx.deps, docs);
+    const after = await totals(accountId, keyId);
+    expect(after).toMatchObject({ balance: 889n * IRT, spent: 111n * IRT, walletPending: {} });
+    expect(after.usage).toMatchObject({ requests: 3, cost: 111n * IRT, pending: {} });
+    expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
+  });
+});
+
+describe('a batch that cannot be recorded', () => {
+  /** The fixture's stores with a ledger whose batch insert fails `failures` times. */
+  function failingInsert(failures: number): { deps: BillingDeps; calls: () => number } {
+    let calls = 0;
+    const ledger = {
+      ...fx.deps.store.ledger,
+      insertManyPending(docs: readonly LedgerDoc[]) {
+        calls += 1;
+        if (calls <= failures) return Promise.reject(new Error('MongoDB is away'));
+        return fx.deps.store.ledger.insertManyPending(docs);
+      },
+    };
+    return { deps: { ...fx.deps, store: { ...fx.deps.store, ledger } }, calls: () => calls };
+  }
+
+  it('is retried with backoff and written once', async () => {
+    const { accountId, keyId } = await fundedAccount();
+    const { deps, calls } = failingInsert(2);
+    const batcher = new SettlementBatcher(deps, { flushMs: 5 });
+    for (const cost of [1n, 2n, 3n]) batcher.enqueue(charge(accountId, keyId, cost));
+    await batcher.close();
+    expect(calls()).toBe(3);
+    expect(await totals(accountId, keyId)).toMatchObject({ balance: 994n * IRT, spent: 6n * IRT });
+  });
+
+  it('is settled entry by entry once out of retries', async () => {
+    const { accountId, keyId } = await fundedAccount();
+    const { deps, calls } = failingInsert(Number.POSITIVE_INFINITY);
+    const batcher = new SettlementBatcher(deps, { flushMs: 5 });
+    for (const cost of [1n, 2n, 3n]) batcher.enqueue(charge(accountId, keyId, cost));
+    await batcher.close();
+    expect(calls()).toBe(4);
+    expect(await totals(accountId, keyId)).toMatchObject({ balance: 994n * IRT, spent: 6n * IRT });
+  });
+
+  it('writes one ledger insert per batch, a batch taking every charge waiting', async () => {
+    const { accountId, keyId } = await fundedAccount();
+    const { deps, calls } = failingInsert(0);
+    const batcher = new SettlementBatcher(deps, { flushMs: 5, maxBatch: 100 });
+    // The 100th starts a batch at once; the 150 queued while it is written make the next one.
+    for (let i = 0; i < 250; i++) batcher.enqueue(charge(accountId, keyId, 1n));
+    await batcher.close();
+    expect(calls()).toBe(2);
+    expect(await totals(accountId, keyId)).toMatchObject({ balance: 750n * IRT, spent: 250n * IRT });
+  });
+});
