@@ -55,7 +55,11 @@ export function createAdmissionHook(deps: AdmissionDeps) {
     if (presented === undefined || !presented.startsWith('hk-')) throw errors.invalidApiKey();
     const key = await deps.keyCache.lookup(hashApiKey(presented));
     if (!isKeyUsable(key, now())) throw errors.invalidApiKey();
-    request.log = request.log.child({ keyId: key.id, accountId: key.accountId });
+    // Bind to the request's own logger (a new child logger per request costs measurably).
+    (request.log as unknown as { setBindings(bindings: Record<string, string>): void }).setBindings({
+      keyId: key.id,
+      accountId: key.accountId,
+    });
 
     if (!isIpAllowed(key, request.ip)) {
       const window = await deps.billing.rateWindow(key.id, key.rateLimit);

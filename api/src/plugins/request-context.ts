@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../../../shared/src/logging/logger.ts';
 
 /** Request ids: unguessable, short, prefixed so support can tell them from other ids. */
 export function generateRequestId(): string {
@@ -15,6 +16,7 @@ export function registerRequestContext(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
+    if (!(request.log as unknown as Logger).isLevelEnabled('info')) return;
     request.log.info(
       {
         method: request.method,

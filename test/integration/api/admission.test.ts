@@ -277,6 +277,18 @@ describe('checks 1 to 7', () => {
   });
 });
 
+describe('request logs', () => {
+  it('bind the key and account to every line of an admitted request, never the key itself', async () => {
+    const k = await createFundedKey(t.app, { topUp: 5_000 });
+    const res = await balance({ authorization: `Bearer ${k.key}` });
+    const line = t
+      .logs()
+      .find((l) => l.requestId === res.headers['x-request-id'] && l.msg === 'request completed');
+    expect(line).toMatchObject({ keyId: k.keyId, accountId: k.accountId, status: 200 });
+    expect(JSON.stringify(t.logs())).not.toContain(k.key);
+  });
+});
+
 describe('GET /v1/balance and GET /v1/usage', () => {
   it('answers the balance record in Toman', async () => {
     const k = await createFundedKey(t.app, { topUp: 12_345.5 });
