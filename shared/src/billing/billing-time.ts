@@ -46,10 +46,19 @@ function wallClock(instant: Date, timeZone: string): WallClock {
 
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 
+// Zone offsets are whole minutes, so a billing day never changes within a UTC minute: the last
+// answer per zone is kept for its minute (formatToParts is the costliest call of a settlement).
+const lastDay = new Map<string, { minute: number; day: string }>();
+
 /** The billing day (`YYYY-MM-DD`) an instant falls on in the zone. */
 export function dayOf(instant: Date, timeZone: string): string {
+  const minute = Math.floor(instant.getTime() / 60_000);
+  const cached = lastDay.get(timeZone);
+  if (cached?.minute === minute) return cached.day;
   const clock = wallClock(instant, timeZone);
-  return `${pad(clock.year, 4)}-${pad(clock.month)}-${pad(clock.day)}`;
+  const day = `${pad(clock.year, 4)}-${pad(clock.month)}-${pad(clock.day)}`;
+  lastDay.set(timeZone, { minute, day });
+  return day;
 }
 
 /** The billing month (`YYYY-MM`) an instant falls in, in the zone. */

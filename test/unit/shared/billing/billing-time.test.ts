@@ -13,6 +13,14 @@ const NEW_YORK = 'America/New_York';
 const at = (iso: string) => new Date(iso);
 
 describe('billing days and months in Asia/Tehran (UTC+03:30)', () => {
+  it('changes day at the exact millisecond of Tehran midnight, back and forth (cached per minute)', () => {
+    expect(dayOf(at('2026-05-10T20:29:59.999Z'), TEHRAN)).toBe('2026-05-10');
+    expect(dayOf(at('2026-05-10T20:30:00.000Z'), TEHRAN)).toBe('2026-05-11');
+    expect(dayOf(at('2026-05-10T20:29:59.999Z'), TEHRAN)).toBe('2026-05-10');
+    expect(dayOf(at('2026-05-10T20:30:00.000Z'), 'UTC')).toBe('2026-05-10');
+    expect(dayOf(at('2026-05-10T20:30:59.000Z'), TEHRAN)).toBe('2026-05-11');
+  });
+
   it('puts 20:29 UTC and 20:31 UTC on different Tehran days', () => {
     expect(dayOf(at('2026-05-10T20:29:00Z'), TEHRAN)).toBe('2026-05-10');
     expect(dayOf(at('2026-05-10T20:31:00Z'), TEHRAN)).toBe('2026-05-11');
