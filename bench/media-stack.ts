@@ -11,6 +11,7 @@ import { freePort } from '../infra/local-services/free-port.ts';
 import { startJongodb } from '../infra/local-services/jongodb.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
+import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { type Owned, own, startProcess, waitForHttp } from './processes.ts';
 
 export interface MediaStack {
@@ -104,7 +105,7 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
     await Promise.all(
       workers.map((w, i) => waitForLine(join(o.logDir, `worker-${o.phase}-${i}.log`), /worker ready/, w)),
     );
-    const keys = await accountWithKeys(url, adminToken, o.phase, o.keys);
+    const keys = await mediaAccountWithKeys(url, adminToken, o.phase, o.keys);
     o.log(
       `${o.phase}: api pid ${api.pid}, ${workers.length} worker(s) [${workers.map((w) => w.pid).join(', ')}], jongodb pid ${mongo.pid}`,
     );
@@ -126,36 +127,13 @@ async function waitForLine(file: string, pattern: RegExp, owned: Owned, timeoutM
   throw new Error(`${owned.name} not ready after ${timeoutMs} ms (see ${file})`);
 }
 
-async function accountWithKeys(url: string, token: string, label: string, count: number): Promise<string[]> {
-  const admin = async <T>(path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> => {
-    const res = await fetch(`${url}/admin/v1${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status !== 201)
-      throw new Error(`POST /admin/v1${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text) as T;
-  };
-  const account = await admin<{ id: string }>('/accounts', {
-    email: `${label}@media-bench.invalid`,
-    name: label,
-  });
-  await admin(
-    `/accounts/${account.id}/topups`,
-    { amount: 1_000_000_000, reference: 'media-bench' },
-    { 'idempotency-key': `media-bench-${label}` },
-  );
-  const keys: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const created = await admin<{ key: string }>(`/accounts/${account.id}/keys`, {
-      name: `${label}-${i}`,
-      rate_limit: 3000,
-    });
-    keys.push(created.key);
-  }
-  return keys;
+async function mediaAccountWithKeys(
+  url: string,
+  token: string,
+  label: string,
+  count: number,
+): Promise<string[]> {
+  return accountWithKeys(adminClient(url, token), `media-${label}`, count);
 }
 
 /** Document counts of the collections jongodb writes per job (its write cost grows with them). */

@@ -25,6 +25,7 @@ import { freePort } from '../infra/local-services/free-port.ts';
 import { startJongodb } from '../infra/local-services/jongodb.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
+import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import {
   killAllNow,
   type Owned,
@@ -229,41 +230,6 @@ async function startGateway(
     await stop();
     throw err;
   }
-}
-
-type Admin = <T>(path: string, body: unknown, headers?: Record<string, string>) => Promise<T>;
-
-function adminClient(url: string, token: string): Admin {
-  return async <T>(path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${url}/admin/v1${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status !== 201)
-      throw new Error(`POST /admin/v1${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text) as T;
-  };
-}
-
-/** One account, credited generously, with `count` keys at the spec's highest rate limit. */
-async function accountWithKeys(admin: Admin, label: string, count: number): Promise<string[]> {
-  const account = await admin<{ id: string }>('/accounts', { email: `${label}@bench.invalid`, name: label });
-  await admin(
-    `/accounts/${account.id}/topups`,
-    { amount: 1_000_000_000, reference: 'bench' },
-    { 'idempotency-key': `bench-${label}` },
-  );
-  const keys: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const created = await admin<{ key: string }>(`/accounts/${account.id}/keys`, {
-      name: `${label}-${i}`,
-      rate_limit: 3000,
-    });
-    keys.push(created.key);
-  }
-  return keys;
 }
 
 /** How many ledger entries a phase left (jongodb's writes slow down with it, see RESULTS.md). */
