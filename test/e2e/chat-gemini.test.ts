@@ -5,6 +5,7 @@
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  collectChatStream,
   type GatewayWithFakes,
   lastBody,
   serviceOf,
@@ -64,12 +65,7 @@ describe('Gemini upstream: plain chat', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
-    for await (const chunk of stream) {
-      chunks.push(chunk);
-      text += chunk.choices[0]?.delta.content ?? '';
-    }
+    const { text, chunks } = await collectChatStream(stream);
     expect(text).toBe('Echo: Stream from Gemini');
     expect(chunks.some((c) => c.choices[0]?.finish_reason === 'stop')).toBe(true);
     const last = chunks.at(-1);

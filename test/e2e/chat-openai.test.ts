@@ -6,6 +6,7 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_CITATION_URL, FAKE_REASONING_TOKENS } from '../fakes/openai-fake-answers.ts';
 import {
+  collectChatStream,
   type FundedClient,
   type GatewayWithFakes,
   lastBody,
@@ -72,12 +73,7 @@ describe('OpenAI upstream: plain chat', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
-    for await (const chunk of stream) {
-      chunks.push(chunk);
-      text += chunk.choices[0]?.delta.content ?? '';
-    }
+    const { text, chunks } = await collectChatStream(stream);
     expect(text).toBe('Echo: Stream these words please');
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.model === 'openai/gpt-4o')).toBe(
       true,

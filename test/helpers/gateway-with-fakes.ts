@@ -173,3 +173,16 @@ export function sseDataLines(text: string): Array<Record<string, unknown> | '[DO
     .map((line) => line.slice('data: '.length))
     .map((data) => (data === '[DONE]' ? '[DONE]' : (JSON.parse(data) as Record<string, unknown>)));
 }
+
+/** Reads a streamed chat completion to its end: every chunk, and the text of choice 0. */
+export async function collectChatStream(
+  stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+): Promise<{ text: string; chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] }> {
+  let text = '';
+  const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    text += chunk.choices[0]?.delta.content ?? '';
+  }
+  return { text, chunks };
+}
