@@ -35,9 +35,9 @@ const tokens = (chars: number): number => Math.ceil(chars / 4);
 export const FAKE_SIGNATURE = 'c2lnLTA=';
 
 /** Gemini's documented error body. */
-export function errorBody(code: number, status: string, message: string, details?: unknown[]): Json {
-  return { error: { code, message, status, ...(details ? { details } : {}) } };
-}
+import { errorBody } from './google-errors.ts';
+
+export { errorBody };
 
 function textsOf(content: unknown): string[] {
   return asArray(asRecord(content)?.parts)

@@ -19,11 +19,11 @@ import {
   checkEmbedRequest,
   checkGenerateRequest,
   embedResponse,
-  errorBody,
   generateResponse,
   type Json,
   streamResponses,
 } from './gemini-fake-answers.ts';
+import { authError, errorBody, statusError } from './google-errors.ts';
 
 export { FAKE_SIGNATURE } from './gemini-fake-answers.ts';
 
@@ -38,23 +38,6 @@ export interface GeminiUpstream {
   readonly script: BehaviourScript;
   close(): Promise<void>;
 }
-
-/** Canonical status and message per HTTP status, as the Gemini API sends them. */
-const STATUS_ERRORS: Readonly<Record<number, [string, string]>> = {
-  400: ['INVALID_ARGUMENT', 'Request contains an invalid argument.'],
-  403: ['PERMISSION_DENIED', 'The caller does not have permission'],
-  404: ['NOT_FOUND', 'Requested entity was not found.'],
-  429: [
-    'RESOURCE_EXHAUSTED',
-    'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
-  ],
-  500: [
-    'INTERNAL',
-    'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
-  ],
-  503: ['UNAVAILABLE', 'The model is overloaded. Please try again later.'],
-  504: ['DEADLINE_EXCEEDED', 'The request timed out. Please try again.'],
-};
 
 export const STREAM_ERROR_EVENT = errorBody(
   503,
@@ -73,35 +56,13 @@ function sendJson(
 }
 
 function sendStatus(res: ServerResponse, status: number, retryAfterSeconds?: number): void {
-  const [name, message] = STATUS_ERRORS[status] ?? ['UNKNOWN', 'Unknown error.'];
-  if (status !== 429) {
-    sendJson(res, status, errorBody(status, name, message));
-    return;
-  }
-  const retry = retryAfterSeconds ?? 1;
-  const details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retry}s` }];
-  sendJson(res, status, errorBody(status, name, message, details), { 'retry-after': String(retry) });
+  const answer = statusError(status, retryAfterSeconds);
+  sendJson(res, answer.status, answer.body, answer.headers);
 }
 
-function authError(request: RecordedRequest, query: URLSearchParams, apiKey: string): Json | undefined {
+function presentedKey(request: RecordedRequest, query: URLSearchParams): string | undefined {
   const header = request.headers['x-goog-api-key'];
-  const key = (typeof header === 'string' ? header : undefined) ?? query.get('key') ?? undefined;
-  if (key === undefined || key === '') {
-    return errorBody(
-      403,
-      'PERMISSION_DENIED',
-      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
-    );
-  }
-  if (key === apiKey) return undefined;
-  return errorBody(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
-    {
-      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason: 'API_KEY_INVALID',
-      domain: 'googleapis.com',
-      metadata: { service: 'generativelanguage.googleapis.com' },
-    },
-  ]);
+  return (typeof header === 'string' ? header : undefined) ?? query.get('key') ?? undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -165,8 +126,8 @@ async function answer(
   if (request.method !== 'POST' || !route?.[1] || !route[2]) return sendStatus(res, 404);
   const model = decodeURIComponent(route[1]);
   const method = route[2];
-  const denied = authError(request, url.searchParams, apiKey);
-  if (denied) return sendJson(res, Number(asRecord(denied.error)?.code), denied);
+  const denied = authError(presentedKey(request, url.searchParams), apiKey);
+  if (denied) return sendJson(res, denied.status, denied.body);
   if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
   if (behaviour.kind === 'status') return sendStatus(res, behaviour.status, behaviour.retryAfterSeconds);
   if (model.startsWith('missing')) {

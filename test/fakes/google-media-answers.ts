@@ -18,9 +18,9 @@ export const GEMINI_IMAGE_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5
 export const RAI_REASON =
   'Your current safety filter threshold filtered out the generated image. You will not be charged for blocked images. Try rephrasing the prompt. Support code: 39322892';
 
-export function errorBody(code: number, status: string, message: string, details?: unknown[]): Json {
-  return { error: { code, message, status, ...(details ? { details } : {}) } };
-}
+import { errorBody } from './google-errors.ts';
+
+export { errorBody };
 
 export function invalidArgument(message: string): MediaReply {
   return json(errorBody(400, 'INVALID_ARGUMENT', message), 400);

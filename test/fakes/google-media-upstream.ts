@@ -13,6 +13,7 @@
  */
 import { type RecordedRequest, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { BehaviourScript } from './fake-behaviour.ts';
+import { authError, statusError } from './google-errors.ts';
 import { errorBody, geminiImageAnswer, imagenAnswer, invalidArgument } from './google-media-answers.ts';
 import { FakeVeoOperations, type VeoFakeOptions } from './google-media-operations.ts';
 import { header, json, jsonOf, type MediaReply, sleep, writeReply } from './media-fake-kit.ts';
@@ -29,46 +30,14 @@ export interface GoogleMediaUpstream {
   close(): Promise<void>;
 }
 
-const STATUS_ERRORS: Readonly<Record<number, [string, string]>> = {
-  400: ['INVALID_ARGUMENT', 'Request contains an invalid argument.'],
-  403: ['PERMISSION_DENIED', 'The caller does not have permission'],
-  404: ['NOT_FOUND', 'Requested entity was not found.'],
-  429: ['RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.'],
-  500: [
-    'INTERNAL',
-    'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
-  ],
-  503: ['UNAVAILABLE', 'The model is overloaded. Please try again later.'],
-  504: ['DEADLINE_EXCEEDED', 'The request timed out. Please try again.'],
-};
-
 export function statusReply(status: number, retryAfterSeconds?: number): MediaReply {
-  const [name, message] = STATUS_ERRORS[status] ?? ['UNKNOWN', 'Unknown error.'];
-  if (status !== 429) return json(errorBody(status, name, message), status);
-  const retry = retryAfterSeconds ?? 1;
-  const details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retry}s` }];
-  return json(errorBody(status, name, message, details), status, { 'retry-after': String(retry) });
+  const answer = statusError(status, retryAfterSeconds);
+  return json(answer.body, answer.status, answer.headers);
 }
 
 function authReply(request: RecordedRequest, query: URLSearchParams, apiKey: string): MediaReply | undefined {
-  const key = header(request, 'x-goog-api-key') ?? query.get('key') ?? '';
-  if (key === '') {
-    const message =
-      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.";
-    return json(errorBody(403, 'PERMISSION_DENIED', message), 403);
-  }
-  if (key === apiKey) return undefined;
-  const details = [
-    {
-      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason: 'API_KEY_INVALID',
-      domain: 'googleapis.com',
-    },
-  ];
-  return json(
-    errorBody(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', details),
-    400,
-  );
+  const denied = authError(header(request, 'x-goog-api-key') ?? query.get('key') ?? undefined, apiKey);
+  return denied === undefined ? undefined : json(denied.body, denied.status);
 }
 
 const MODEL_METHOD = /^\/v1beta\/models\/([^/:]+):(predict|predictLongRunning|generateContent)$/;
