@@ -11,7 +11,7 @@ const readinessSchema = {
   required: ['status', 'checks'],
   properties: {
     status: { type: 'string', enum: ['ready', 'unavailable'] },
-    checks: { type: 'object', additionalProperties: { type: 'string' } },
+    checks: { type: 'object', additionalProperties: { type: 'string', enum: ['ok', 'unavailable'] } },
   },
 } as const;
 
@@ -26,8 +26,9 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps):
   app.get(
     '/readyz',
     { schema: { response: { 200: readinessSchema, 503: readinessSchema } } },
-    async (_req, reply) => {
+    async (request, reply) => {
       const report = await checkReadiness(deps.readinessChecks, deps.readinessTimeoutMs);
+      if (!report.ready) request.log.warn({ reasons: report.reasons }, 'not ready');
       return reply
         .code(report.ready ? 200 : 503)
         .send({ status: report.ready ? 'ready' : 'unavailable', checks: report.checks });

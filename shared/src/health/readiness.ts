@@ -8,7 +8,15 @@ export interface ReadinessCheck {
   check(signal: AbortSignal): Promise<void>;
 }
 
-export type ReadinessReport = { ready: boolean; checks: Record<string, 'ok' | string> };
+/**
+ * `checks` says which dependency answers (`ok` / `unavailable`) and is safe to show anyone;
+ * `reasons` says why one does not (it may name internal addresses): for the logs only.
+ */
+export type ReadinessReport = {
+  ready: boolean;
+  checks: Record<string, 'ok' | 'unavailable'>;
+  reasons: Record<string, string>;
+};
 
 export function redisCheck(redis: Redis): ReadinessCheck {
   return {
@@ -38,11 +46,13 @@ export async function checkReadiness(
   timeoutMs: number,
 ): Promise<ReadinessReport> {
   const results = await Promise.all(checks.map((c) => runBounded(c, timeoutMs)));
-  const report: ReadinessReport = { ready: true, checks: {} };
+  const report: ReadinessReport = { ready: true, checks: {}, reasons: {} };
   checks.forEach((c, i) => {
     const result = results[i] ?? 'ok';
-    report.checks[c.name] = result;
-    if (result !== 'ok') report.ready = false;
+    report.checks[c.name] = result === 'ok' ? 'ok' : 'unavailable';
+    if (result === 'ok') return;
+    report.reasons[c.name] = result;
+    report.ready = false;
   });
   return report;
 }
@@ -60,7 +70,7 @@ async function runBounded(check: ReadinessCheck, timeoutMs: number): Promise<'ok
     await Promise.race([check.check(controller.signal), timeout]);
     return 'ok';
   } catch (err) {
-    return `unavailable: ${err instanceof Error ? err.message || err.name : String(err)}`;
+    return err instanceof Error ? err.message || err.name : String(err);
   } finally {
     clearTimeout(timer);
   }
