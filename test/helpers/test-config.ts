@@ -15,7 +15,6 @@ export function testEnvironment(
   const stack = inject('stack');
   const suffix = uniqueSuffix();
   return {
-    NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     REDIS_URL: stack.redisUrl,
     MONGO_URL: stack.mongoUrl,

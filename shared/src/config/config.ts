@@ -9,7 +9,6 @@ import { PROVIDER_IDS, type ProviderId } from '../providers/provider-ids.ts';
  * frozen. Nothing else in the code base reads `process.env`.
  */
 export interface Config {
-  readonly nodeEnv: 'development' | 'production' | 'test';
   readonly host: string;
   readonly port: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -167,7 +166,6 @@ const queueList = z
 const optional = <T extends z.ZodType>(schema: T) => schema.optional();
 
 const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   PORT: int(1, 65535).default(8080),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -343,7 +341,6 @@ export function loadConfig(env: Env): Config {
   const e = parsed.data;
 
   return deepFreeze({
-    nodeEnv: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
