@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ProfileSummary, Share } from './profile-summary.ts';
 import type { LedgerCost } from './store-probe.ts';
+import type { PrunerReport } from './store-pruner.ts';
 
 export interface RunInfo {
   readonly command: string;
@@ -24,6 +25,7 @@ export interface RunInfo {
     readonly serverCpus: string;
     readonly storesCpus: string;
     readonly loadgenCpus: string;
+    readonly pruneStore?: boolean;
   };
   readonly startedAt: string;
   readonly elapsedS: number;
@@ -33,6 +35,8 @@ export interface RunInfo {
   readonly root: string;
   /** Ledger entries of each phase's store: when its load ended, and after the api's graceful close. */
   readonly ledger: Record<string, { readonly atEnd: number | null; readonly afterClose: number | null }>;
+  /** What the store pruner removed per phase, and its wallet check (absent when pruning was off). */
+  readonly pruned?: Record<string, PrunerReport>;
   /** 1-minute load average at the start and the end of each phase. */
   readonly loadAverage: Readonly<Record<string, readonly [number, number]>>;
   readonly profile: { readonly file: string; readonly summary: ProfileSummary } | undefined;

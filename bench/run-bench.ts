@@ -39,6 +39,7 @@ import {
 import { summarizeProfile } from './profile-summary.ts';
 import { type RunInfo, writeResults } from './report.ts';
 import { type LedgerCost, probeLedgerCost } from './store-probe.ts';
+import { type PrunerReport, startStorePruner } from './store-pruner.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HARNESS_SOURCE = join(ROOT, '..', 'shared', 'bench');
@@ -61,6 +62,8 @@ const settings = {
   storesCpus: env.STORES_CPUS ?? env.LOADGEN_CPUS ?? '0',
   loadgenCpus: env.LOADGEN_CPUS ?? '0',
   timeLimitS: num('BENCH_TIME_LIMIT_S', 720),
+  // Removes finished ledger entries while a phase runs (bench/store-pruner.ts); 0 keeps them all.
+  pruneStore: env.BENCH_PRUNE_STORE !== '0',
 };
 /** The spec's limit of active keys per account. */
 const KEYS_PER_ACCOUNT = 25;
@@ -291,8 +294,10 @@ async function main(): Promise<void> {
   };
   const ledger: RunInfo['ledger'] = {};
   const loadAverage: Record<string, [number, number]> = {};
+  const pruned: Record<string, PrunerReport> = {};
   const inPhase = async (phase: string, run: (gateway: Gateway) => Promise<void>, flags: string[] = []) => {
     const gateway = await startGateway(peers, phase, flags);
+    const pruner = settings.pruneStore ? await startStorePruner(gateway.mongoUrl, 'bench') : null;
     const before = os.loadavg()[0] ?? 0;
     try {
       await run(gateway);
@@ -302,6 +307,12 @@ async function main(): Promise<void> {
       const atEnd = await ledgerSize(gateway);
       await gateway.stopApi();
       ledger[phase] = { atEnd, afterClose: await ledgerSize(gateway) };
+      if (pruner !== null) {
+        const report = await pruner.stop();
+        pruned[phase] = report;
+        const verdict = report.differences.length === 0 ? 'every wallet equals its entries' : 'DIFFERENCES';
+        log(`${phase}: pruner removed ${report.prunedEntries} finished entries; ${verdict}`);
+      }
       await gateway.stop();
     }
   };
@@ -436,6 +447,7 @@ async function main(): Promise<void> {
     outDir: OUT,
     root: ROOT,
     ledger,
+    pruned,
     loadAverage,
     profile,
     ledgerCost,

@@ -12,7 +12,7 @@ import {
   RouteFailure,
   sendToRoute,
 } from '../../../shared/src/upstream/route-attempts.ts';
-import { readSseEvents } from '../../../shared/src/upstream/sse-reader.ts';
+import { readSseEventBatches } from '../../../shared/src/upstream/sse-reader.ts';
 import { failureFromStatus } from '../../../shared/src/upstream/upstream-failure.ts';
 import { type ChatDeps, settleUsage } from './chat-context.ts';
 import {
@@ -31,7 +31,8 @@ type StreamSource =
   | { readonly kind: 'demo'; readonly chunks: readonly ChatChunk[]; readonly usage: NormalizedUsage }
   | {
       readonly kind: 'http';
-      readonly events: AsyncIterable<SseEvent>;
+      /** The events of each upstream read together, relayed to the client in one write. */
+      readonly batches: AsyncIterable<readonly SseEvent[]>;
       readonly translator: ChatStreamTranslator;
     };
 
@@ -61,7 +62,7 @@ async function openRoute(
     throw new RouteFailure(failureFromStatus(route.provider, 502, 'no chat capability'));
   const upstream = chat.request(input.request, route.target, { stream: true });
   const response = await sendToRoute(deps.client, route.provider, route.adapter, upstream, input.signal);
-  return { kind: 'http', events: readSseEvents(response.body), translator: chat.stream() };
+  return { kind: 'http', batches: readSseEventBatches(response.body), translator: chat.stream() };
 }
 
 /**
@@ -85,11 +86,23 @@ async function* relay(
       for (const chunk of source.chunks) yield sseData(chunkObject(identity, chunk));
       usage = source.usage;
     } else {
-      for await (const event of source.events) {
-        for (const chunk of source.translator.onEvent(event)) {
-          deliveredCharacters += chunkCharacters(chunk);
-          yield sseData(chunkObject(identity, chunk));
+      for await (const events of source.batches) {
+        // What one upstream read brought goes out in one write: a socket write per event costs
+        // the api more than the rest of relaying it.
+        let lines = '';
+        try {
+          for (const event of events) {
+            for (const chunk of source.translator.onEvent(event)) {
+              deliveredCharacters += chunkCharacters(chunk);
+              lines += sseData(chunkObject(identity, chunk));
+            }
+          }
+        } catch (err) {
+          // An event that breaks the stream: the chunks before it still reach the client first.
+          if (lines !== '') yield lines;
+          throw err;
         }
+        if (lines !== '') yield lines;
       }
       usage = source.translator.finish().usage ?? estimatedUsage(input, deliveredCharacters);
     }

@@ -69,7 +69,7 @@ export async function admit(deps: BillingDeps, input: AdmitInput): Promise<Admit
       return { outcome, limit, remaining, resetMs } as AdmitResult;
     }
     if (reply[1] === 'wallet') await loadWalletSnapshot(deps, input.accountId);
-    else await loadSpendSnapshot(deps, input.keyId, month);
+    else await loadSpendSnapshot(deps, input.accountId, input.keyId, month);
   }
   throw new Error(`admission snapshots of account ${input.accountId} could not be loaded`);
 }

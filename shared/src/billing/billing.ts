@@ -80,7 +80,7 @@ export interface BillingOptions {
   readonly keyPrefix?: string;
   /** Rate window length; the spec's 60 000 ms unless a test needs a short one. */
   readonly rateWindowMs?: number;
-  /** When deferred settlements are written; defaults: every 20 ms, or at once when 500 wait. */
+  /** When deferred settlements are written; defaults: every `SETTLEMENT_FLUSH_MS` (50 ms), or at once when 500 wait. */
   readonly settleBatch?: SettlementBatchOptions;
 }
 
@@ -89,7 +89,10 @@ const SNAPSHOT_TTL_MS = 10 * 60 * 1000;
 /** Wires the billing use cases to MongoDB and Redis: one call for the api and the worker. */
 export function createBilling(options: BillingOptions): Billing {
   const deps = billingDeps(options);
-  const batcher = new SettlementBatcher(deps, options.settleBatch);
+  const batcher = new SettlementBatcher(deps, {
+    flushMs: options.config.billing.settlementFlushMs,
+    ...options.settleBatch,
+  });
   return {
     admit: (input) => admit(deps, input),
     rateWindow: (keyId, rateLimit) => peekRateWindow(deps, keyId, rateLimit),

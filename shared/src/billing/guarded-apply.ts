@@ -54,7 +54,7 @@ export async function applyToTarget(
 
 /**
  * Step 2 for entries that all count in one target document (one entry, or a settlement batch's
- * entries of one wallet, key month or usage row): one guarded update adds their sum unless the
+ * entries of one wallet, account's key spend month or usage row): one guarded update adds their sum unless the
  * document carries any of their markers. Returns the wallet or key spend after it (null for a
  * usage row), and whether this call applied the sum (false: some marker was present, none applied).
  */
@@ -71,8 +71,14 @@ export async function applyToTargetOnce(
   switch (target) {
     case 'wallet':
       return store.wallets.applyEntries(first.account_id, markers, amount);
-    case 'key_spend':
-      return store.keySpend.applyEntries(first.key_id ?? '', first.month, markers, cost);
+    case 'key_spend': {
+      const costByKey = new Map<string, bigint>();
+      for (const entry of entries) {
+        const keyId = entry.key_id ?? '';
+        costByKey.set(keyId, (costByKey.get(keyId) ?? 0n) - entry.amount);
+      }
+      return store.keySpend.applyEntries(first.account_id, first.month, markers, costByKey);
+    }
     case 'usage_daily': {
       const usage = entries.map((entry) => entry.usage ?? { requests: 1, input_tokens: 0, output_tokens: 0 });
       const increment = {
@@ -122,7 +128,7 @@ export function clearTargetMarkers(
     case 'wallet':
       return store.wallets.clearMarkers(first.account_id, markers);
     case 'key_spend':
-      return store.keySpend.clearMarkers(first.key_id ?? '', first.month, markers);
+      return store.keySpend.clearMarkers(first.account_id, first.month, markers);
     case 'usage_daily':
       return store.usageDaily.clearMarkers(first.account_id, first.day, first.model ?? '', markers);
   }

@@ -1,18 +1,30 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import { clearMarkers, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
+import {
+  clearMarkers,
+  type GuardedResult,
+  incrementOnce,
+  markerOf,
+  type PendingMap,
+} from './pending-marker.ts';
 
-/** What one key spent in one billing month (µIRT), the basis of its monthly cap (check 6). */
+/**
+ * What the keys of one account spent in one billing month (µIRT), the basis of each key's monthly
+ * cap (check 6). One document per account and month rather than per key: a settlement batch then
+ * updates one document per account, however many of its keys the batch charged.
+ */
 export interface KeySpendDoc {
   _id: string;
-  key_id: string;
+  account_id: string;
   month: string;
-  spent: bigint;
+  /** Spend per key, by `keySpendField(keyId)`. */
+  keys: Record<string, bigint>;
+  /** Grows with every change of any key's spend: a key's value at a higher version is never older. */
   version: bigint;
   pending?: PendingMap;
 }
 
-/** A key's month spend and its version; 0 at version 0 before the first charge of the month. */
+/** A key's month spend and the version of the document it was read from. */
 export interface KeySpendState {
   readonly spent: bigint;
   readonly version: bigint;
@@ -20,40 +32,54 @@ export interface KeySpendState {
 
 const COLLECTION = 'key_spend';
 
-// Every query is by `_id` (`<key_id>:<YYYY-MM>`), which the default index serves.
+// Every query is by `_id` (`<account_id>:<YYYY-MM>`), which the default index serves.
 declareIndexes(COLLECTION, []);
 
-/** The id of a key's spend document for a `YYYY-MM` month. */
-export function keySpendId(keyId: string, month: string): string {
-  return `${keyId}:${month}`;
+/** The id of an account's key spend document for a `YYYY-MM` month. */
+export function keySpendId(accountId: string, month: string): string {
+  return `${accountId}:${month}`;
 }
 
-/** The `key_spend` collection: one document per key and billing month. */
+/** The field of a key in `keys` (a key id is a safe field name; anything else becomes a digest). */
+export function keySpendField(keyId: string): string {
+  return markerOf(keyId);
+}
+
+/** A key's spend as found in its account's document (0 at version 0 before the month's first charge). */
+export function keySpendOf(doc: KeySpendDoc | null, keyId: string): KeySpendState {
+  return { spent: doc?.keys?.[keySpendField(keyId)] ?? 0n, version: doc?.version ?? 0n };
+}
+
+/** The `key_spend` collection: one document per account and billing month. */
 export function createKeySpendRepository(db: Db) {
   const collection = db.collection<KeySpendDoc>(COLLECTION, { useBigInt64: true });
   return {
-    async findState(keyId: string, month: string): Promise<KeySpendState> {
-      const doc = await collection.findOne({ _id: keySpendId(keyId, month) });
-      return { spent: doc?.spent ?? 0n, version: doc?.version ?? 0n };
+    async findState(accountId: string, keyId: string, month: string): Promise<KeySpendState> {
+      return keySpendOf(await collection.findOne({ _id: keySpendId(accountId, month) }), keyId);
     },
 
-    /** Adds charges (one, or a batch's of this key and month) once, guarded by their markers. */
+    /**
+     * Adds charges (one, or a batch's of this account and month) once, guarded by their markers;
+     * `costByKey` is each charged key's sum.
+     */
     applyEntries(
-      keyId: string,
+      accountId: string,
       month: string,
       markers: readonly string[],
-      cost: bigint,
+      costByKey: ReadonlyMap<string, bigint>,
     ): Promise<GuardedResult<KeySpendDoc>> {
+      const inc: Record<string, bigint> = { version: 1n };
+      for (const [keyId, cost] of costByKey) inc[`keys.${keySpendField(keyId)}`] = cost;
       return incrementOnce(collection, {
-        id: keySpendId(keyId, month),
+        id: keySpendId(accountId, month),
         markers,
-        inc: { spent: cost, version: 1n },
-        onInsert: { key_id: keyId, month },
+        inc,
+        onInsert: { account_id: accountId, month },
       });
     },
 
-    clearMarkers(keyId: string, month: string, markers: readonly string[]): Promise<void> {
-      return clearMarkers(collection, keySpendId(keyId, month), markers);
+    clearMarkers(accountId: string, month: string, markers: readonly string[]): Promise<void> {
+      return clearMarkers(collection, keySpendId(accountId, month), markers);
     },
   };
 }

@@ -18,7 +18,7 @@ import type { WalletDoc } from './wallets.repository.ts';
  * a batch, with one MongoDB command per step and per target document instead of per entry.
  *
  * (a) one unordered insert of every entry as pending, with its lease;
- * (b) per target document (wallet per account, key spend per key × month, usage row per account ×
+ * (b) per target document (wallet per account, key spend per account × month, usage row per account ×
  *     day × model), one guarded update adding the group's sum unless any of its markers is present;
  *     a group that finds one falls back to entry-by-entry guarded updates (the markers decide);
  * (c) one update marking the entries applied; (d) one marker-clearing update per target, then one
@@ -173,10 +173,10 @@ function groupByTarget(entries: readonly LedgerDoc[]): Map<string, TargetGroup> 
   return groups;
 }
 
-/** Names the target document an entry counts in: entries with one key share it. */
+/** Names the target document an entry counts in: entries of one account (and month, day) share it. */
 function groupKey(entry: LedgerDoc, target: TargetKind): string {
   if (target === 'wallet') return `wallet ${entry.account_id}`;
-  if (target === 'key_spend') return `key_spend ${entry.key_id}:${entry.month}`;
+  if (target === 'key_spend') return `key_spend ${entry.account_id}:${entry.month}`;
   return `usage_daily ${entry.account_id}:${entry.day}:${entry.model ?? ''}`;
 }
 

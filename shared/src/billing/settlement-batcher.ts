@@ -4,7 +4,7 @@ import { type SettleInput, settleCharge, validateSettleInput } from './settle-ch
 
 /** When deferred settlements are written (docs/money-core.md, "Group commit"). */
 export interface SettlementBatchOptions {
-  /** The longest a charge waits in memory before its batch is written; default 20 ms. */
+  /** The longest a charge waits in memory before its batch is written; default 50 ms (SETTLEMENT_FLUSH_MS). */
   readonly flushMs?: number;
   /** A batch is written at once, without waiting for the timer, when this many charges wait; default 500. */
   readonly maxBatch?: number;
@@ -50,7 +50,7 @@ export class SettlementBatcher {
 
   constructor(deps: BillingDeps, options: SettlementBatchOptions = {}) {
     this.#deps = deps;
-    this.#flushMs = options.flushMs ?? 20;
+    this.#flushMs = options.flushMs ?? 50;
     this.#maxBatch = options.maxBatch ?? 500;
   }
 

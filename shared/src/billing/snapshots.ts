@@ -1,6 +1,7 @@
 import type { BillingDeps } from './billing-deps.ts';
 import type { SettleCall } from './billing-scripts.ts';
 import type { AppliedTargets } from './guarded-apply.ts';
+import { type KeySpendDoc, keySpendOf } from './key-spend.repository.ts';
 import type { LedgerDoc } from './ledger.repository.ts';
 
 /**
@@ -17,8 +18,13 @@ export async function loadWalletSnapshot(deps: BillingDeps, accountId: string): 
 }
 
 /** Loads a key's month spend from MongoDB into its snapshot. */
-export async function loadSpendSnapshot(deps: BillingDeps, keyId: string, month: string): Promise<void> {
-  const state = await deps.store.keySpend.findState(keyId, month);
+export async function loadSpendSnapshot(
+  deps: BillingDeps,
+  accountId: string,
+  keyId: string,
+  month: string,
+): Promise<void> {
+  const state = await deps.store.keySpend.findState(accountId, keyId, month);
   const write = { key: deps.keys.spendSnapshot(keyId, month), value: state.spent, version: state.version };
   await deps.scripts.putSnapshot('spent', write, deps.settings.snapshotTtlMs);
 }
@@ -74,14 +80,13 @@ function settleCall(deps: BillingDeps, entry: LedgerDoc, applied: AppliedTargets
       wallet === null
         ? null
         : { key: deps.keys.walletSnapshot(entry.account_id), value: wallet.balance, version: wallet.version },
-    spend:
-      keySpend === null
-        ? null
-        : {
-            key: deps.keys.spendSnapshot(keySpend.key_id, keySpend.month),
-            value: keySpend.spent,
-            version: keySpend.version,
-          },
+    spend: keySpend === null || entry.key_id === null ? null : spendWrite(deps, keySpend, entry.key_id),
     snapshotTtlMs: deps.settings.snapshotTtlMs,
   };
+}
+
+/** The snapshot of one key's month spend, from its account's key spend document. */
+function spendWrite(deps: BillingDeps, doc: KeySpendDoc, keyId: string): SettleCall['spend'] {
+  const { spent, version } = keySpendOf(doc, keyId);
+  return { key: deps.keys.spendSnapshot(keyId, doc.month), value: spent, version };
 }

@@ -51,6 +51,8 @@ export interface Config {
     readonly timeZone: string;
     /** How long a request's hold lives when its process dies before settling or releasing it. */
     readonly holdTtlMs: number;
+    /** Pause between two settlement batches (group commit): charges arriving meanwhile share one. */
+    readonly settlementFlushMs: number;
   };
   /** How long a key record may be served from the in-process cache (at most 60 s). */
   readonly keyCacheTtlMs: number;
@@ -227,6 +229,7 @@ const envSchema = z.object({
     .refine(isTimeZone, 'must be an IANA time zone such as Asia/Tehran')
     .default('Asia/Tehran'),
   HOLD_TTL_MS: int(1_000, 24 * 3600 * 1000).default(15 * 60 * 1000),
+  SETTLEMENT_FLUSH_MS: int(1, 1_000).default(50),
   KEY_CACHE_TTL_MS: int(0, 60_000).default(60_000),
   DEFAULT_IMAGE_MODEL: z.string().trim().min(1).default('openai/gpt-image-1'),
   DEFAULT_TTS_MODEL: z.string().trim().min(1).default('openai/gpt-4o-mini-tts'),
@@ -380,6 +383,7 @@ export function loadConfig(env: Env): Config {
       minRequiredMicros: e.MIN_REQUIRED_BALANCE,
       timeZone: e.BILLING_TIME_ZONE,
       holdTtlMs: e.HOLD_TTL_MS,
+      settlementFlushMs: e.SETTLEMENT_FLUSH_MS,
     },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     providers: Object.fromEntries(

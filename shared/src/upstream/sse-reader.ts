@@ -5,12 +5,15 @@ import type { SseEvent } from '../providers/chat-types.ts';
 const MAX_EVENT_BYTES = 8 * 1024 * 1024;
 
 /**
- * Turns an upstream body of server-sent events into events, as they arrive. UTF-8 sequences split
- * across network chunks are decoded correctly (streaming TextDecoder).
+ * Turns an upstream body of server-sent events into events, as they arrive: one batch per network
+ * read that completed any (so a relay can pass on what arrived together in one write). UTF-8
+ * sequences split across network chunks are decoded correctly (streaming TextDecoder).
  */
-export async function* readSseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+export async function* readSseEventBatches(
+  body: AsyncIterable<Uint8Array>,
+): AsyncGenerator<readonly SseEvent[]> {
   const decoder = new TextDecoder();
-  const pending: SseEvent[] = [];
+  let pending: SseEvent[] = [];
   let parseError: Error | undefined;
   const parser = createParser({
     maxBufferSize: MAX_EVENT_BYTES,
@@ -26,10 +29,13 @@ export async function* readSseEvents(body: AsyncIterable<Uint8Array>): AsyncGene
   for await (const chunk of body) {
     parser.feed(decoder.decode(chunk, { stream: true }));
     if (parseError !== undefined) throw parseError;
-    while (pending.length > 0) yield pending.shift() as SseEvent;
+    if (pending.length > 0) {
+      yield pending;
+      pending = [];
+    }
   }
   parser.feed(decoder.decode());
   // A last event without its closing blank line still counts.
   parser.feed('\n\n');
-  while (pending.length > 0) yield pending.shift() as SseEvent;
+  if (pending.length > 0) yield pending;
 }

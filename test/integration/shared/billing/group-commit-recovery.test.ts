@@ -52,7 +52,7 @@ function batchDocs(accountId: string, keyId: string, costsIrt: bigint[]): Ledger
 
 async function totals(accountId: string, keyId: string) {
   const wallet = await fx.deps.store.wallets.findById(accountId);
-  const spend = await fx.deps.store.keySpend.findState(keyId, '2026-05');
+  const spend = await fx.deps.store.keySpend.findState(accountId, keyId, '2026-05');
   const usage = await fx.db
     .collection('usage_daily', { useBigInt64: true })
     .findOne({ _id: `${accountId}:2026-05-10:demo/chat` as never });

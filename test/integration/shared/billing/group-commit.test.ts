@@ -92,15 +92,18 @@ describe('settleDeferred', () => {
       expect(await charges(accountId)).toHaveLength(mine.length);
       expect(await held('wallet', accountId)).toEqual({ count: 0, total: '0' });
     }
-    for (const { keyId } of keys) {
+    for (const { accountId, keyId } of keys) {
       expect(await held('key', keyId)).toEqual({ count: 0, total: '0' });
       for (const at of days) {
         const month = monthOf(at, ZONE);
         const mine = inputs.filter(
           (input) => input.keyId === keyId && monthOf(input.at as Date, ZONE) === month,
         );
-        const { spent } = await fx.deps.store.keySpend.findState(keyId, month);
+        const { spent } = await fx.deps.store.keySpend.findState(accountId, keyId, month);
         expect(spent).toBe(mine.reduce((sum, input) => sum + input.costMicros, 0n));
+        // Keys of one account share a spend document: each key's snapshot holds its own spend.
+        const snapshot = await fx.redis.hget(fx.deps.keys.spendSnapshot(keyId, month), 'spent');
+        expect(snapshot).toBe(String(spent));
       }
     }
     const rows = fx.db.collection('usage_daily', { useBigInt64: true });
@@ -149,7 +152,7 @@ describe('settleDeferred', () => {
     expect(await fx.billing.balanceOf(accountId)).toBe(1_000n * IRT - 4n * 7n * IRT);
     expect(await charges(accountId)).toHaveLength(4);
     const month = monthOf(fx.clock(), ZONE);
-    expect((await fx.deps.store.keySpend.findState(keyId, month)).spent).toBe(28n * IRT);
+    expect((await fx.deps.store.keySpend.findState(accountId, keyId, month)).spent).toBe(28n * IRT);
   });
 
   it('is written by close, after which it refuses charges; bad input throws at once', async () => {
@@ -210,7 +213,7 @@ describe('holds keep concurrent requests within one request of a cap with deferr
     const refused = await fx.billing.admit(admission(charge(accountId, keyId), 0n, cap));
     expect(refused.outcome).toBe('spend_limit_reached');
     await fx.billing.flush();
-    const { spent } = await fx.deps.store.keySpend.findState(keyId, monthOf(fx.clock(), ZONE));
+    const { spent } = await fx.deps.store.keySpend.findState(accountId, keyId, monthOf(fx.clock(), ZONE));
     expect(spent).toBe(450n * IRT + BigInt(admittedCount) * COST);
     expect(spent).toBeLessThanOrEqual(cap + COST);
     expect(admittedCount).toBe(6);

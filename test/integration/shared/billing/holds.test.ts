@@ -71,7 +71,7 @@ describe('holds keep concurrent requests within one request of a limit', () => {
     const admitted = await admitAndSettle50(() => input());
     expect(admitted).toBe(6);
     const month = monthOf(fx.clock(), fx.config.billing.timeZone);
-    const { spent } = await fx.deps.store.keySpend.findState(keyId, month);
+    const { spent } = await fx.deps.store.keySpend.findState(accountId, keyId, month);
     expect(spent).toBe(450n * IRT + 6n * COST);
     expect(spent).toBeLessThanOrEqual(cap + COST);
     expect((await fx.billing.admit(input())).outcome).toBe('spend_limit_reached');

@@ -60,7 +60,7 @@ function pendingCharge(accountId: string, keyId: string, cost: bigint): LedgerDo
 
 async function targetsOf(accountId: string, keyId: string) {
   const wallet = await fx.deps.store.wallets.findById(accountId);
-  const spend = await fx.deps.store.keySpend.findState(keyId, monthOf(clock(), ZONE));
+  const spend = await fx.deps.store.keySpend.findState(accountId, keyId, monthOf(clock(), ZONE));
   const usage = await fx.db
     .collection('usage_daily', { useBigInt64: true })
     .findOne({ _id: usageDailyId(accountId, dayOf(clock(), ZONE), 'demo/chat') as never });

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
     expect(config.s3).toMatchObject({ bucket: 'gateway-media', forcePathStyle: true, region: 'us-east-1' });
     expect(config.worker.queues).toEqual(['image', 'speech', 'transcription', 'video']);
     expect(config.worker.concurrency).toEqual({ image: 8, speech: 8, transcription: 4, video: 16 });
+    expect(config.billing.settlementFlushMs).toBe(50);
   });
 
   it('returns a deeply frozen object', () => {
@@ -91,6 +92,8 @@ describe('loadConfig', () => {
   it('rejects out-of-range numbers instead of clamping them', () => {
     expect(problemsOf({ ...minimal, PORT: '70000' })[0]).toMatch(/^PORT /);
     expect(problemsOf({ ...minimal, SHUTDOWN_TIMEOUT_MS: '5' })[0]).toMatch(/^SHUTDOWN_TIMEOUT_MS /);
+    expect(problemsOf({ ...minimal, SETTLEMENT_FLUSH_MS: '0' })[0]).toMatch(/^SETTLEMENT_FLUSH_MS /);
+    expect(loadConfig({ ...minimal, SETTLEMENT_FLUSH_MS: '200' }).billing.settlementFlushMs).toBe(200);
   });
 
   it('rejects an empty queue list and bad names', () => {

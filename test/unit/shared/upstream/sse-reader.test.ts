@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseEvents } from '../../../../shared/src/upstream/sse-reader.ts';
+import { readSseEventBatches } from '../../../../shared/src/upstream/sse-reader.ts';
 
 async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield typeof part === 'string' ? new TextEncoder().encode(part) : part;
@@ -7,11 +7,18 @@ async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8A
 
 async function collect(source: AsyncIterable<Uint8Array>) {
   const events = [];
-  for await (const event of readSseEvents(source)) events.push(event);
+  for await (const batch of readSseEventBatches(source)) events.push(...batch);
   return events;
 }
 
-describe('readSseEvents', () => {
+describe('readSseEventBatches', () => {
+  it('yields the events completed by one network read together, and no empty batch', async () => {
+    const batches = [];
+    const source = chunks('data: 1\n\ndata: 2\n\ndata: 3', '\n\n', ': ping\n\n', 'data: 4\n\n');
+    for await (const batch of readSseEventBatches(source)) batches.push(batch.map((event) => event.data));
+    expect(batches).toEqual([['1', '2'], ['3'], ['4']]);
+  });
+
   it('reads data-only and named events across arbitrary chunk boundaries', async () => {
     const events = await collect(
       chunks(
