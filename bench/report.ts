@@ -22,6 +22,7 @@ export interface RunInfo {
     readonly delays: readonly number[];
     readonly accounts: number;
     readonly profileSeconds: number;
+    readonly profileDelay?: number;
     readonly serverCpus: string;
     readonly storesCpus: string;
     readonly loadgenCpus: string;
@@ -239,14 +240,14 @@ export function writeResults(info: RunInfo): string {
     md += `| ${r.target} | ${r['ok/n']} | ${r['total p50 ms']} | ${r['total p99 ms']} | ${r['total mean ms']} | ${r.target === 'direct' ? '–' : signed(added)} |\n`;
   }
 
-  md += '\n## Profile of the api under the 0 ms load\n\n';
+  md += `\n## Profile of the api under the ${info.settings.profileDelay ?? 0} ms load\n\n`;
   if (info.profile === undefined) {
     md += 'Not run (BENCH_PROFILE_SECONDS=0).\n';
   } else {
     const p = info.profile.summary;
     const seg = profileLoad?.segments[0];
     const cpuPerReq = seg?.procs.api?.cpuMsPerReq;
-    md += `\`node --cpu-prof\` on a fresh api (fresh stores), ${info.settings.profileSeconds} s of the 0 ms load at ${info.settings.connections} connections: ${seg ? `${seg.rps.toFixed(0)} req/s, api ${n(cpuPerReq, 3)} CPU-ms/req, jongodb ${n(seg.procs.jongodb?.cpuMsPerReq, 3)} CPU-ms/req` : 'n/a'}. Profile \`${rel(info.profile.file)}\`: ${(p.busyMs / 1000).toFixed(1)} s busy of ${(p.totalMs / 1000).toFixed(1)} s (start-up included). Shares are of the busy time, sampled on the wall clock (time the api thread spends runnable but waiting for the CPU inside a system call counts too).\n\n`;
+    md += `\`node --cpu-prof\` on a fresh api (fresh stores), ${info.settings.profileSeconds} s of the ${info.settings.profileDelay ?? 0} ms load at ${info.settings.connections} connections: ${seg ? `${seg.rps.toFixed(0)} req/s, api ${n(cpuPerReq, 3)} CPU-ms/req, jongodb ${n(seg.procs.jongodb?.cpuMsPerReq, 3)} CPU-ms/req` : 'n/a'}. Profile \`${rel(info.profile.file)}\`: ${(p.busyMs / 1000).toFixed(1)} s busy of ${(p.totalMs / 1000).toFixed(1)} s (start-up included). Shares are of the busy time, sampled on the wall clock (time the api thread spends runnable but waiting for the CPU inside a system call counts too).\n\n`;
     const table = (title: string, rows: readonly Share[], limit: number) => {
       let out = `**${title}**\n\n| share of busy | ms | what |\n|---|---|---|\n`;
       for (const r of rows.slice(0, limit)) out += `| ${r.pct.toFixed(1)} % | ${r.ms} | \`${r.name}\` |\n`;
@@ -282,7 +283,7 @@ export function writeResults(info: RunInfo): string {
     verdictTable += `| ${v.what} | ${v.measured} | ${v.met === undefined ? 'n/a' : v.met ? '**met**' : '**not met**'} | ${v.gap} |\n`;
   md = md.replace('<!-- VERDICTS -->', verdictTable.trimEnd());
 
-  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 5-6 min). It copies \`../shared/bench\` to \`.local/bench-harness\` (npm install there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree), \`BENCH_STORE_PROBE\` (0 skips the ledger probe), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`SERVER_CPUS\` (${info.settings.serverCpus}), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}), \`BENCH_TIME_LIMIT_S\`.\n`;
+  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 5-6 min). It copies \`../shared/bench\` to \`.local/bench-harness\` (npm install there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree), \`BENCH_STORE_PROBE\` (0 skips the ledger probe), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_PRUNE_STORE\` (${info.settings.pruneStore === false ? 0 : 1}; 0 keeps every ledger entry, see the store section), \`SERVER_CPUS\` (${info.settings.serverCpus}), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}), \`BENCH_TIME_LIMIT_S\`.\n`;
 
   const file = join(info.root, 'bench', 'RESULTS.md');
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';

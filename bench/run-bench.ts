@@ -57,6 +57,7 @@ const settings = {
   accounts: num('BENCH_ACCOUNTS', 8),
   warmupNext: num('BENCH_WARMUP_NEXT', 5),
   profileSeconds: num('BENCH_PROFILE_SECONDS', 20),
+  profileDelay: num('BENCH_PROFILE_DELAY', 0),
   serverCpus: env.SERVER_CPUS ?? '1',
   // Stores default to the load generator's CPU, away from the server CPU: see RESULTS.md, method.
   storesCpus: env.STORES_CPUS ?? env.LOADGEN_CPUS ?? '0',
@@ -398,7 +399,7 @@ async function main(): Promise<void> {
       'profile',
       (gateway) =>
         runHarness('bench.mjs', 'profile-load', {
-          ...loadEnv(gateway, 0, 0),
+          ...loadEnv(gateway, settings.profileDelay, 0),
           TARGETS_FILE: targetsFile('profile-targets.json', [
             gatewayTarget(gateway, gateway.loadKeys[0] ?? ''),
           ]),

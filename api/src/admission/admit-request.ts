@@ -24,21 +24,28 @@ export interface AdmissionDeps {
  */
 export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): void {
   app.addHook('preValidation', createAdmissionHook(deps));
-  app.addHook('onResponse', async (request) => releaseUnsettledHold(deps, request));
+  // Callback hooks that go async only when a hold is left to release (not on the settled path).
+  app.addHook('onResponse', (request, _reply, done) => {
+    const release = releaseUnsettledHold(deps, request);
+    if (release === null) done();
+    else void release.then(() => done());
+  });
   // Fastify runs onResponse only for a response that finished: when the client went away first,
   // release once the handler has answered (into the closed connection), or the hold would stay
   // counted against the wallet until it expires.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.raw.destroyed) await releaseUnsettledHold(deps, request);
-    return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const release = reply.raw.destroyed ? releaseUnsettledHold(deps, request) : null;
+    if (release === null) done(null, payload);
+    else void release.then(() => done(null, payload));
   });
 }
 
-async function releaseUnsettledHold(deps: AdmissionDeps, request: FastifyRequest): Promise<void> {
+/** Releases the request's hold unless it was settled or there is none; null when nothing to do. */
+function releaseUnsettledHold(deps: AdmissionDeps, request: FastifyRequest): Promise<void> | null {
   const admission = request.admission;
-  if (admission === undefined || admission.settled || admission.estimateMicros === 0n) return;
+  if (admission === undefined || admission.settled || admission.estimateMicros === 0n) return null;
   admission.settled = true;
-  await deps.billing
+  return deps.billing
     .release({ requestId: admission.holdId, accountId: admission.key.accountId, keyId: admission.key.id })
     .catch((err: unknown) => request.log.error({ err }, 'releasing the hold failed; it expires on its own'));
 }

@@ -72,9 +72,14 @@ async function deliver(
   admission: AdmissionContext,
 ): Promise<Delivered> {
   const costMicros = mediaCostMicros(model.pricing, billedQuantity(result));
-  await settleJobCharge(deps.billing, job, model.id, costMicros);
-  admission.settled = true;
-  const delivered = await deps.jobs.markDelivered(job.id, costMicros, deps.now());
+  // Side by side: either order leaves the same window (a crash between the two), and the charge is
+  // keyed by the job id, so a retried delivery charges once; the answer waits for both.
+  const [delivered] = await Promise.all([
+    deps.jobs.markDelivered(job.id, costMicros, deps.now()),
+    settleJobCharge(deps.billing, job, model.id, costMicros).then(() => {
+      admission.settled = true;
+    }),
+  ]);
   return { job: delivered ?? job, result, costMicros };
 }
 

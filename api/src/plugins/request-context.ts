@@ -2,9 +2,24 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 
-/** Request ids: unguessable, short, prefixed so support can tell them from other ids. */
+const ID_BYTES = 12;
+const POOL_IDS = 256;
+let pool = Buffer.alloc(0);
+let offset = 0;
+
+/**
+ * Request ids: unguessable (96 random bits), short, prefixed so support can tell them from other
+ * ids. The random bytes are drawn 256 ids at a time: one call into the CSPRNG per request was a
+ * measurable share of the api's time under load.
+ */
 export function generateRequestId(): string {
-  return `req_${randomBytes(12).toString('base64url')}`;
+  if (offset === pool.length) {
+    pool = randomBytes(ID_BYTES * POOL_IDS);
+    offset = 0;
+  }
+  const id = pool.toString('base64url', offset, offset + ID_BYTES);
+  offset += ID_BYTES;
+  return `req_${id}`;
 }
 
 /**
@@ -12,19 +27,22 @@ export function generateRequestId(): string {
  * carries the query string, where a key may travel (`?key=`).
  */
 export function registerRequestContext(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  // Callback hooks: an async hook costs a promise and a microtask per request, for nothing here.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (!(request.log as unknown as Logger).isLevelEnabled('info')) return;
-    request.log.info(
-      {
-        method: request.method,
-        path: request.url.split('?')[0],
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime),
-      },
-      'request completed',
-    );
+  app.addHook('onResponse', (request, reply, done) => {
+    if ((request.log as unknown as Logger).isLevelEnabled('info'))
+      request.log.info(
+        {
+          method: request.method,
+          path: request.url.split('?')[0],
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request completed',
+      );
+    done();
   });
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/logger.ts';
+import type { BackgroundWork } from './background-work.ts';
 import type { BillingScripts } from './billing-scripts.ts';
 import type { BillingStore } from './guarded-apply.ts';
 import type { BillingKeys } from './redis-keys.ts';
@@ -24,4 +25,6 @@ export interface BillingDeps {
   readonly settings: BillingSettings;
   readonly logger: Logger;
   readonly clock: () => Date;
+  /** Settlement steps left to finish after the caller got its answer. */
+  readonly background: BackgroundWork;
 }

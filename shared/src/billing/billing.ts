@@ -14,6 +14,7 @@ import { recoverPendingEntries } from './recover-pending-entries.ts';
 import { billingKeys } from './redis-keys.ts';
 import { type ReleaseInput, releaseHold } from './release-hold.ts';
 import { type SettleInput, type SettleResult, settleCharge } from './settle-charge.ts';
+import { BackgroundWork } from './background-work.ts';
 import { SettlementBatcher, type SettlementBatchOptions } from './settlement-batcher.ts';
 import { type TopUpInput, type TopUpResult, topUp } from './top-up.ts';
 import { createUsageDailyRepository } from './usage-daily.repository.ts';
@@ -98,8 +99,14 @@ export function createBilling(options: BillingOptions): Billing {
     rateWindow: (keyId, rateLimit) => peekRateWindow(deps, keyId, rateLimit),
     settle: (input) => settleCharge(deps, input),
     settleDeferred: (input) => batcher.enqueue(input),
-    flush: () => batcher.flush(),
-    close: () => batcher.close(),
+    flush: async () => {
+      await batcher.flush();
+      await deps.background.drain();
+    },
+    close: async () => {
+      await batcher.close();
+      await deps.background.drain();
+    },
     release: (input) => releaseHold(deps, input),
     topUp: (input) => topUp(deps, input),
     balanceOf: (accountId) => getBalance(deps, accountId),
@@ -135,5 +142,6 @@ export function billingDeps(options: BillingOptions): BillingDeps {
     },
     logger: options.logger.child({ module: 'billing' }),
     clock: options.clock ?? (() => new Date()),
+    background: new BackgroundWork(),
   };
 }

@@ -101,11 +101,20 @@ export async function applyToTargetOnce(
 
 /** Steps 2 and 3: applies a pending entry the caller holds the lease of, then finishes it. */
 export async function commitEntry(store: BillingStore, entry: LedgerDoc): Promise<AppliedTargets> {
+  const applied = await applyEntry(store, entry);
+  await finishEntry(store, entry);
+  return applied;
+}
+
+/**
+ * Step 2 and the start of step 3: the entry counts in every target and is recorded `applied`; its
+ * markers are still to be cleared (`finishEntry`, which recovery also runs for an open applied one).
+ */
+export async function applyEntry(store: BillingStore, entry: LedgerDoc): Promise<AppliedTargets> {
   const targets = targetsOf(entry);
   // The targets are independent documents: their guarded increments may run side by side.
   const docs = await Promise.all(targets.map((target) => applyToTarget(store, entry, target)));
   await store.ledger.markApplied(entry._id);
-  await finishEntry(store, entry);
   const docOf = (target: TargetKind) => docs[targets.indexOf(target)] ?? null;
   return { wallet: docOf('wallet') as WalletDoc | null, keySpend: docOf('key_spend') as KeySpendDoc | null };
 }

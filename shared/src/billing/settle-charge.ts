@@ -1,6 +1,6 @@
 import type { BillingDeps } from './billing-deps.ts';
 import { dayOf, monthOf } from './billing-time.ts';
-import { commitEntry, LEASE_MS } from './guarded-apply.ts';
+import { applyEntry, finishEntry, LEASE_MS } from './guarded-apply.ts';
 import type { LedgerDoc } from './ledger.repository.ts';
 import { resumeIfAbandoned } from './recover-pending-entries.ts';
 import { publishSettlement } from './snapshots.ts';
@@ -36,7 +36,11 @@ export async function settleCharge(deps: BillingDeps, input: SettleInput): Promi
   const now = deps.clock();
   const doc = chargeDoc(input, input.at ?? now, now, deps.settings.timeZone);
   if (await deps.store.ledger.insertPending(doc)) {
-    const applied = await commitEntry(deps.store, doc);
+    const applied = await applyEntry(deps.store, doc);
+    // The charge counts from here on: clearing its markers and closing it need not hold the caller.
+    deps.background.track(finishEntry(deps.store, doc), (err) =>
+      deps.logger.warn({ err, entryId: doc._id }, 'settled entry left open for recovery to finish'),
+    );
     await publishSettlement(deps, doc, applied);
     return { entryId: doc._id, costMicros: input.costMicros, created: true };
   }

@@ -40,6 +40,8 @@ export function createMediaWorkerDeps(
     deps,
     async close() {
       clearInterval(recovery);
+      // Video charges settle here: what a settlement left to finish is written before the exit.
+      await billing.close();
       await client.close();
     },
   };
