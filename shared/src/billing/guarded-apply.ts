@@ -1,8 +1,14 @@
-import type { KeySpendDoc, KeySpendRepository } from './key-spend.repository.ts';
+import type { Document } from 'mongodb';
+import {
+  type KeySpendDoc,
+  type KeySpendRepository,
+  keySpendId,
+  keySpendIncrement,
+} from './key-spend.repository.ts';
 import type { LedgerDoc, LedgerRepository } from './ledger.repository.ts';
-import { type GuardedResult, markerOf } from './pending-marker.ts';
-import type { UsageDailyRepository } from './usage-daily.repository.ts';
-import type { WalletDoc, WalletsRepository } from './wallets.repository.ts';
+import { type GuardedIncrement, type GuardedResult, markerOf } from './pending-marker.ts';
+import { type UsageDailyRepository, usageDailyId, usageIncrement } from './usage-daily.repository.ts';
+import { type WalletDoc, type WalletsRepository, walletIncrement } from './wallets.repository.ts';
 
 /**
  * Exactly-once application of a ledger entry without multi-document transactions: a small
@@ -52,51 +58,85 @@ export async function applyToTarget(
   return (await applyToTargetOnce(store, [entry], target)).doc;
 }
 
+/** Entries that all count in one target document (one entry, or a settlement batch's group). */
+export type TargetEntries = readonly [LedgerDoc, ...LedgerDoc[]];
+
 /**
  * Step 2 for entries that all count in one target document (one entry, or a settlement batch's
- * entries of one wallet, account's key spend month or usage row): one guarded update adds their sum unless the
- * document carries any of their markers. Returns the wallet or key spend after it (null for a
- * usage row), and whether this call applied the sum (false: some marker was present, none applied).
+ * entries of one wallet, account's key spend month or usage row): one guarded update adds their sum
+ * unless the document carries any of their markers. Returns the wallet or key spend after it (null
+ * for a usage row), and whether this call applied the sum (false: some marker was present, none
+ * applied).
  */
 export async function applyToTargetOnce(
   store: BillingStore,
-  entries: readonly [LedgerDoc, ...LedgerDoc[]],
+  entries: TargetEntries,
   target: TargetKind,
 ): Promise<GuardedResult<WalletDoc | KeySpendDoc | null>> {
-  const [first] = entries;
-  const markers = entries.map((entry) => markerOf(entry._id));
+  const [result] = await applyToTargetsOnce(store, [entries], target);
+  return result as GuardedResult<WalletDoc | KeySpendDoc | null>;
+}
+
+/**
+ * `applyToTargetOnce` for several documents of one kind (the groups of a settlement batch): one
+ * command for a single group, two (a bulk and a read) for more. A group reported applied counts in
+ * its document (by this call or by its entries' own drivers); one not applied counted nothing here.
+ */
+export async function applyToTargetsOnce(
+  store: BillingStore,
+  groups: readonly TargetEntries[],
+  target: TargetKind,
+): Promise<GuardedResult<WalletDoc | KeySpendDoc | null>[]> {
+  const markersOf = (entries: TargetEntries) => entries.map((entry) => markerOf(entry._id));
   // Charges are negative amounts: the wallet takes the sum, spend and usage count the cost.
-  const amount = entries.reduce((sum, entry) => sum + entry.amount, 0n);
-  const cost = -amount;
+  const sumOf = (entries: TargetEntries) => entries.reduce((sum, entry) => sum + entry.amount, 0n);
   switch (target) {
     case 'wallet':
-      return store.wallets.applyEntries(first.account_id, markers, amount);
-    case 'key_spend': {
-      const costByKey = new Map<string, bigint>();
-      for (const entry of entries) {
-        const keyId = entry.key_id ?? '';
-        costByKey.set(keyId, (costByKey.get(keyId) ?? 0n) - entry.amount);
-      }
-      return store.keySpend.applyEntries(first.account_id, first.month, markers, costByKey);
-    }
-    case 'usage_daily': {
-      const usage = entries.map((entry) => entry.usage ?? { requests: 1, input_tokens: 0, output_tokens: 0 });
-      const increment = {
-        requests: usage.reduce((sum, u) => sum + u.requests, 0),
-        inputTokens: usage.reduce((sum, u) => sum + u.input_tokens, 0),
-        outputTokens: usage.reduce((sum, u) => sum + u.output_tokens, 0),
-        cost,
-      };
-      const result = await store.usageDaily.applyEntries(
-        first.account_id,
-        first.day,
-        first.model ?? '',
-        markers,
-        increment,
+      return applyWith(
+        store.wallets,
+        groups.map((entries) => walletIncrement(entries[0].account_id, markersOf(entries), sumOf(entries))),
       );
-      return { doc: null, applied: result.applied };
+    case 'key_spend':
+      return applyWith(
+        store.keySpend,
+        groups.map((entries) => {
+          const costByKey = new Map<string, bigint>();
+          for (const entry of entries) {
+            const keyId = entry.key_id ?? '';
+            costByKey.set(keyId, (costByKey.get(keyId) ?? 0n) - entry.amount);
+          }
+          return keySpendIncrement(entries[0].account_id, entries[0].month, markersOf(entries), costByKey);
+        }),
+      );
+    case 'usage_daily': {
+      const increments = groups.map((entries) => {
+        const usage = entries.map(
+          (entry) => entry.usage ?? { requests: 1, input_tokens: 0, output_tokens: 0 },
+        );
+        const [first] = entries;
+        return usageIncrement(first.account_id, first.day, first.model ?? '', markersOf(entries), {
+          requests: usage.reduce((sum, u) => sum + u.requests, 0),
+          inputTokens: usage.reduce((sum, u) => sum + u.input_tokens, 0),
+          outputTokens: usage.reduce((sum, u) => sum + u.output_tokens, 0),
+          cost: -sumOf(entries),
+        });
+      });
+      const results = await applyWith(store.usageDaily, increments);
+      return results.map((result) => ({ doc: null, applied: result.applied }));
     }
   }
+}
+
+async function applyWith<T extends Document & { _id: string }>(
+  repository: {
+    applyOne(change: GuardedIncrement<T>): Promise<GuardedResult<T>>;
+    applyMany(changes: readonly GuardedIncrement<T>[]): Promise<GuardedResult<T>[]>;
+  },
+  increments: readonly GuardedIncrement<T>[],
+): Promise<GuardedResult<T>[]> {
+  const [only] = increments;
+  if (increments.length === 1 && only !== undefined) return [await repository.applyOne(only)];
+  return repository.applyMany(increments);
 }
 
 /** Steps 2 and 3: applies a pending entry the caller holds the lease of, then finishes it. */
@@ -128,17 +168,26 @@ export async function finishEntry(store: BillingStore, entry: LedgerDoc): Promis
 /** Clears the markers of applied entries that all count in one target document. Idempotent. */
 export function clearTargetMarkers(
   store: BillingStore,
-  entries: readonly [LedgerDoc, ...LedgerDoc[]],
+  entries: TargetEntries,
   target: TargetKind,
 ): Promise<void> {
-  const [first] = entries;
-  const markers = entries.map((entry) => markerOf(entry._id));
-  switch (target) {
-    case 'wallet':
-      return store.wallets.clearMarkers(first.account_id, markers);
-    case 'key_spend':
-      return store.keySpend.clearMarkers(first.account_id, first.month, markers);
-    case 'usage_daily':
-      return store.usageDaily.clearMarkers(first.account_id, first.day, first.model ?? '', markers);
-  }
+  return clearTargetsMarkers(store, [entries], target);
+}
+
+/** `clearTargetMarkers` for several documents of one kind, in one command. Idempotent. */
+export function clearTargetsMarkers(
+  store: BillingStore,
+  groups: readonly TargetEntries[],
+  target: TargetKind,
+): Promise<void> {
+  const clearings = groups.map((entries) => {
+    const [first] = entries;
+    const markers = entries.map((entry) => markerOf(entry._id));
+    if (target === 'wallet') return { id: first.account_id, markers };
+    if (target === 'key_spend') return { id: keySpendId(first.account_id, first.month), markers };
+    return { id: usageDailyId(first.account_id, first.day, first.model ?? ''), markers };
+  });
+  if (target === 'wallet') return store.wallets.clearMarkers(clearings);
+  if (target === 'key_spend') return store.keySpend.clearMarkers(clearings);
+  return store.usageDaily.clearMarkers(clearings);
 }

@@ -2,8 +2,11 @@ import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
 import {
   clearMarkers,
+  type GuardedIncrement,
   type GuardedResult,
+  incrementManyOnce,
   incrementOnce,
+  type MarkerClearing,
   markerOf,
   type PendingMap,
 } from './pending-marker.ts';
@@ -50,6 +53,21 @@ export function keySpendOf(doc: KeySpendDoc | null, keyId: string): KeySpendStat
   return { spent: doc?.keys?.[keySpendField(keyId)] ?? 0n, version: doc?.version ?? 0n };
 }
 
+/**
+ * What charges (one, or a batch's of this account and month) add to the account's key spend,
+ * guarded by their markers; `costByKey` is each charged key's sum.
+ */
+export function keySpendIncrement(
+  accountId: string,
+  month: string,
+  markers: readonly string[],
+  costByKey: ReadonlyMap<string, bigint>,
+): GuardedIncrement<KeySpendDoc> {
+  const inc: Record<string, bigint> = { version: 1n };
+  for (const [keyId, cost] of costByKey) inc[`keys.${keySpendField(keyId)}`] = cost;
+  return { id: keySpendId(accountId, month), markers, inc, onInsert: { account_id: accountId, month } };
+}
+
 /** The `key_spend` collection: one document per account and billing month. */
 export function createKeySpendRepository(db: Db) {
   const collection = db.collection<KeySpendDoc>(COLLECTION, { useBigInt64: true });
@@ -58,28 +76,18 @@ export function createKeySpendRepository(db: Db) {
       return keySpendOf(await collection.findOne({ _id: keySpendId(accountId, month) }), keyId);
     },
 
-    /**
-     * Adds charges (one, or a batch's of this account and month) once, guarded by their markers;
-     * `costByKey` is each charged key's sum.
-     */
-    applyEntries(
-      accountId: string,
-      month: string,
-      markers: readonly string[],
-      costByKey: ReadonlyMap<string, bigint>,
-    ): Promise<GuardedResult<KeySpendDoc>> {
-      const inc: Record<string, bigint> = { version: 1n };
-      for (const [keyId, cost] of costByKey) inc[`keys.${keySpendField(keyId)}`] = cost;
-      return incrementOnce(collection, {
-        id: keySpendId(accountId, month),
-        markers,
-        inc,
-        onInsert: { account_id: accountId, month },
-      });
+    /** Adds ledger entries once, guarded by their markers (see pending-marker.ts). */
+    applyOne(change: GuardedIncrement<KeySpendDoc>): Promise<GuardedResult<KeySpendDoc>> {
+      return incrementOnce(collection, change);
     },
 
-    clearMarkers(accountId: string, month: string, markers: readonly string[]): Promise<void> {
-      return clearMarkers(collection, keySpendId(accountId, month), markers);
+    /** `applyOne` for a settlement batch's documents, in two commands. */
+    applyMany(changes: readonly GuardedIncrement<KeySpendDoc>[]): Promise<GuardedResult<KeySpendDoc>[]> {
+      return incrementManyOnce(collection, changes);
+    },
+
+    clearMarkers(clearings: readonly MarkerClearing[]): Promise<void> {
+      return clearMarkers(collection, clearings);
     },
   };
 }

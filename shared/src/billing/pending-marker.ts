@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
+import {
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Document,
+  type Filter,
+  MongoBulkWriteError,
+  type UpdateFilter,
+} from 'mongodb';
 
 /**
  * The guard of one target update of a ledger entry (see guarded-apply.ts). A target document keeps
@@ -46,15 +53,8 @@ export async function incrementOnce<T extends Document & { _id: string }>(
   collection: Collection<T>,
   change: GuardedIncrement<T>,
 ): Promise<GuardedResult<T>> {
-  const filter: Record<string, unknown> = { _id: change.id };
-  const markers: Record<string, true> = {};
-  for (const marker of change.markers) {
-    filter[`pending.${marker}`] = { $exists: false };
-    markers[`pending.${marker}`] = true;
-  }
-  const update = { $inc: change.inc, $set: markers } as UpdateFilter<T>;
+  const { filter, update, upsert } = guardedUpdate(change);
   try {
-    const upsert = { ...update, $setOnInsert: change.onInsert ?? {} } as UpdateFilter<T>;
     const doc = await collection.findOneAndUpdate(filter as Filter<T>, upsert, {
       upsert: true,
       returnDocument: 'after',
@@ -70,13 +70,84 @@ export async function incrementOnce<T extends Document & { _id: string }>(
   return { doc: (await collection.findOne({ _id: change.id } as Filter<T>)) as T | null, applied: false };
 }
 
-/** Removes entries' markers from a target, once the entries are recorded as applied. Idempotent. */
+/**
+ * `incrementOnce` for several documents of one collection in two commands (a settlement batch's
+ * groups): one unordered bulk of guarded upserts, then one read of the documents. A change counts
+ * as applied when its document carries all of its markers afterwards: set by this bulk, or (a
+ * recovery took them over) by their own drivers; either way each entry counted once. A change
+ * reported not applied found some marker present and applied nothing: the caller goes entry by
+ * entry (a refused upsert, or a server that refuses the whole bulk over it, ends there too).
+ */
+export async function incrementManyOnce<T extends Document & { _id: string }>(
+  collection: Collection<T>,
+  changes: readonly GuardedIncrement<T>[],
+): Promise<GuardedResult<T>[]> {
+  if (changes.length === 0) return [];
+  const operations = changes.map((change): AnyBulkWriteOperation<T> => {
+    const { filter, upsert } = guardedUpdate(change);
+    return { updateOne: { filter: filter as Filter<T>, update: upsert, upsert: true } };
+  });
+  try {
+    await collection.bulkWrite(operations, { ordered: false });
+  } catch (error) {
+    // Duplicate keys are upserts that met a marker (or lost a creation race): the read decides.
+    if (!onlyDuplicateKeys(error)) throw error;
+  }
+  const ids = changes.map((change) => change.id);
+  const docs = await collection.find({ _id: { $in: ids } } as Filter<T>).toArray();
+  const byId = new Map(docs.map((doc) => [doc._id as string, doc as T]));
+  return changes.map((change) => {
+    const doc = byId.get(change.id) ?? null;
+    const pending = (doc?.pending ?? {}) as PendingMap;
+    return { doc, applied: doc !== null && change.markers.every((marker) => pending[marker] === true) };
+  });
+}
+
+/** The guarded filter, the update, and the update as an upsert (with the new document's fields). */
+function guardedUpdate<T extends Document>(change: GuardedIncrement<T>) {
+  const filter: Record<string, unknown> = { _id: change.id };
+  const markers: Record<string, true> = {};
+  for (const marker of change.markers) {
+    filter[`pending.${marker}`] = { $exists: false };
+    markers[`pending.${marker}`] = true;
+  }
+  const update = { $inc: change.inc, $set: markers } as UpdateFilter<T>;
+  const upsert = { ...update, $setOnInsert: change.onInsert ?? {} } as UpdateFilter<T>;
+  return { filter: filter as Filter<T>, update, upsert };
+}
+
+function onlyDuplicateKeys(error: unknown): boolean {
+  if (error instanceof MongoBulkWriteError) {
+    const writeErrors = [error.writeErrors].flat();
+    if (writeErrors.length > 0) return writeErrors.every(isDuplicateKey);
+  }
+  return isDuplicateKey(error);
+}
+
+/** A target document and the markers to remove from it. */
+export interface MarkerClearing {
+  readonly id: string;
+  readonly markers: readonly string[];
+}
+
+/**
+ * Removes entries' markers from target documents, once the entries are recorded as applied: one
+ * unordered bulk for the collection. Idempotent.
+ */
 export async function clearMarkers<T extends Document & { _id: string }>(
   collection: Collection<T>,
-  id: string,
-  markers: readonly string[],
+  clearings: readonly MarkerClearing[],
 ): Promise<void> {
-  const unset: Record<string, ''> = {};
-  for (const marker of markers) unset[`pending.${marker}`] = '';
-  await collection.updateOne({ _id: id } as Filter<T>, { $unset: unset } as UpdateFilter<T>);
+  if (clearings.length === 0) return;
+  const operations = clearings.map(({ id, markers }): AnyBulkWriteOperation<T> => {
+    const unset: Record<string, ''> = {};
+    for (const marker of markers) unset[`pending.${marker}`] = '';
+    return { updateOne: { filter: { _id: id } as Filter<T>, update: { $unset: unset } as UpdateFilter<T> } };
+  });
+  if (operations.length === 1) {
+    const [{ updateOne }] = operations as [{ updateOne: { filter: Filter<T>; update: UpdateFilter<T> } }];
+    await collection.updateOne(updateOne.filter, updateOne.update);
+    return;
+  }
+  await collection.bulkWrite(operations, { ordered: false });
 }

@@ -2,8 +2,8 @@ import type { BillingDeps } from './billing-deps.ts';
 import {
   type AppliedTargets,
   applyToTarget,
-  applyToTargetOnce,
-  clearTargetMarkers,
+  applyToTargetsOnce,
+  clearTargetsMarkers,
   type TargetKind,
   targetsOf,
 } from './guarded-apply.ts';
@@ -15,13 +15,15 @@ import type { WalletDoc } from './wallets.repository.ts';
 
 /**
  * Group commit of charges (docs/money-core.md, "Group commit"): the steps of guarded-apply.ts for
- * a batch, with one MongoDB command per step and per target document instead of per entry.
+ * a batch, with a few MongoDB commands per step and per target collection instead of per entry.
  *
  * (a) one unordered insert of every entry as pending, with its lease;
  * (b) per target document (wallet per account, key spend per account × month, usage row per account ×
- *     day × model), one guarded update adding the group's sum unless any of its markers is present;
- *     a group that finds one falls back to entry-by-entry guarded updates (the markers decide);
- * (c) one update marking the entries applied; (d) one marker-clearing update per target, then one
+ *     day × model), one guarded update adding the group's sum unless any of its markers is present,
+ *     sent as one unordered bulk per collection, then one read of the documents (which also tells
+ *     which groups counted); a group that met a marker falls back to entry-by-entry guarded updates
+ *     (the markers decide);
+ * (c) one update marking the entries applied; (d) one marker-clearing bulk per collection, then one
  *     update closing the entries; (e) one Redis pipeline dropping the holds and publishing the
  *     snapshots. (e) runs beside (c)–(d): admission reads the targets only, which count the charges
  *     from (b) on, so a hold dropped then is never missed.
@@ -85,7 +87,7 @@ export function insertBatch(deps: BillingDeps, entries: readonly LedgerDoc[]): P
 export async function commitBatch(deps: BillingDeps, entries: readonly LedgerDoc[]): Promise<void> {
   if (entries.length === 0) return;
   const groups = groupByTarget(entries);
-  await Promise.all([...groups.values()].map((group) => applyGroup(deps, group)));
+  await Promise.all(TARGET_KINDS.map((target) => applyGroups(deps, groupsOfKind(groups, target), target)));
   const groupsOf = (entry: LedgerDoc) =>
     targetsOf(entry).map((target) => groups.get(groupKey(entry, target)) as TargetGroup);
   const settled = entries.filter((entry) => groupsOf(entry).every((group) => !group.failed));
@@ -98,22 +100,45 @@ export async function commitBatch(deps: BillingDeps, entries: readonly LedgerDoc
   await Promise.all([publishSettlements(deps, settlements), finishBatch(deps, settled, groups)]);
 }
 
-/** Step (b) for one target document. */
-async function applyGroup(deps: BillingDeps, group: TargetGroup): Promise<void> {
+const TARGET_KINDS: readonly TargetKind[] = ['wallet', 'key_spend', 'usage_daily'];
+
+function groupsOfKind(groups: Map<string, TargetGroup>, target: TargetKind): TargetGroup[] {
+  return [...groups.values()].filter((group) => group.target === target);
+}
+
+/** Step (b) for the target documents of one kind: one bulk for all of them. */
+async function applyGroups(deps: BillingDeps, groups: readonly TargetGroup[], target: TargetKind) {
+  if (groups.length === 0) return;
+  let results: Awaited<ReturnType<typeof applyToTargetsOnce>>;
   try {
-    const result = await applyToTargetOnce(deps.store, group.entries, group.target);
-    group.doc = result.doc;
-    if (result.applied) return;
-    // Some marker is present (a recovery took an entry over): each entry counts unless its own is.
-    for (const entry of group.entries)
-      group.doc = newer(group.doc, await applyToTarget(deps.store, entry, group.target));
-  } catch (err) {
-    group.failed = true;
-    deps.logger.error(
-      { err, target: group.target, entries: group.entries.length },
-      'settlement batch: a target update failed',
+    results = await applyToTargetsOnce(
+      deps.store,
+      groups.map((group) => group.entries),
+      target,
     );
+  } catch (err) {
+    for (const group of groups) group.failed = true;
+    deps.logger.error({ err, target, groups: groups.length }, 'settlement batch: a target update failed');
+    return;
   }
+  await Promise.all(
+    groups.map(async (group, i) => {
+      const result = results[i];
+      group.doc = result?.doc ?? null;
+      if (result?.applied === true) return;
+      // Some marker is present (a recovery took an entry over): each entry counts unless its own is.
+      try {
+        for (const entry of group.entries)
+          group.doc = newer(group.doc, await applyToTarget(deps.store, entry, group.target));
+      } catch (err) {
+        group.failed = true;
+        deps.logger.error(
+          { err, target, entries: group.entries.length },
+          'settlement batch: a target update failed',
+        );
+      }
+    }),
+  );
 }
 
 /** Steps (c) and (d) for the entries counted in every target. */
@@ -146,14 +171,16 @@ async function clearMarkers(
 ): Promise<Set<string>> {
   const uncleared = new Set<string>();
   await Promise.all(
-    [...groups.values()].map(async (group) => {
-      const done = group.entries.filter((entry) => applied.has(entry._id));
+    TARGET_KINDS.map(async (target) => {
+      const done = groupsOfKind(groups, target)
+        .map((group) => group.entries.filter((entry) => applied.has(entry._id)))
+        .filter((entries): entries is [LedgerDoc, ...LedgerDoc[]] => entries.length > 0);
       if (done.length === 0) return;
       try {
-        await clearTargetMarkers(deps.store, done as [LedgerDoc, ...LedgerDoc[]], group.target);
+        await clearTargetsMarkers(deps.store, done, target);
       } catch (err) {
-        for (const entry of done) uncleared.add(entry._id);
-        deps.logger.warn({ err, target: group.target }, 'settlement batch: markers left for recovery');
+        for (const entry of done.flat()) uncleared.add(entry._id);
+        deps.logger.warn({ err, target }, 'settlement batch: markers left for recovery');
       }
     }),
   );

@@ -1,6 +1,14 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import { clearMarkers, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
+import {
+  clearMarkers,
+  type GuardedIncrement,
+  type GuardedResult,
+  incrementManyOnce,
+  incrementOnce,
+  type MarkerClearing,
+  type PendingMap,
+} from './pending-marker.ts';
 
 /** One account's usage of one model on one billing day, pre-aggregated at settlement. */
 export interface UsageDailyDoc {
@@ -35,33 +43,43 @@ export function usageDailyId(accountId: string, date: string, model: string): st
   return `${accountId}:${date}:${model}`;
 }
 
+/** What charges add to their usage row (guarded by the entries' markers), creating the row. */
+export function usageIncrement(
+  accountId: string,
+  date: string,
+  model: string,
+  markers: readonly string[],
+  usage: UsageIncrement,
+): GuardedIncrement<UsageDailyDoc> {
+  return {
+    id: usageDailyId(accountId, date, model),
+    markers,
+    inc: {
+      requests: usage.requests,
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      cost: usage.cost,
+    },
+    onInsert: { account_id: accountId, date, model },
+  };
+}
+
 /** The `usage_daily` collection: rows upserted with `$inc` per account × day × model. */
 export function createUsageDailyRepository(db: Db) {
   const collection = db.collection<UsageDailyDoc>(COLLECTION, { useBigInt64: true });
   return {
-    /** Adds charges to their row once (guarded by the entries' markers), creating the row. */
-    applyEntries(
-      accountId: string,
-      date: string,
-      model: string,
-      markers: readonly string[],
-      usage: UsageIncrement,
-    ): Promise<GuardedResult<UsageDailyDoc>> {
-      return incrementOnce(collection, {
-        id: usageDailyId(accountId, date, model),
-        markers,
-        inc: {
-          requests: usage.requests,
-          input_tokens: usage.inputTokens,
-          output_tokens: usage.outputTokens,
-          cost: usage.cost,
-        },
-        onInsert: { account_id: accountId, date, model },
-      });
+    /** Adds ledger entries once, guarded by their markers (see pending-marker.ts). */
+    applyOne(change: GuardedIncrement<UsageDailyDoc>): Promise<GuardedResult<UsageDailyDoc>> {
+      return incrementOnce(collection, change);
     },
 
-    clearMarkers(accountId: string, date: string, model: string, markers: readonly string[]): Promise<void> {
-      return clearMarkers(collection, usageDailyId(accountId, date, model), markers);
+    /** `applyOne` for a settlement batch's documents, in two commands. */
+    applyMany(changes: readonly GuardedIncrement<UsageDailyDoc>[]): Promise<GuardedResult<UsageDailyDoc>[]> {
+      return incrementManyOnce(collection, changes);
+    },
+
+    clearMarkers(clearings: readonly MarkerClearing[]): Promise<void> {
+      return clearMarkers(collection, clearings);
     },
 
     /** Rows of the days from `fromDate` to `toDate` (inclusive), by date then model. */

@@ -1,6 +1,14 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import { clearMarkers, type GuardedResult, incrementOnce, type PendingMap } from './pending-marker.ts';
+import {
+  clearMarkers,
+  type GuardedIncrement,
+  type GuardedResult,
+  incrementManyOnce,
+  incrementOnce,
+  type MarkerClearing,
+  type PendingMap,
+} from './pending-marker.ts';
 
 /** An account's API wallet: balance in µIRT, bumped `version` on every change, entry markers. */
 export interface WalletDoc {
@@ -21,6 +29,18 @@ const COLLECTION = 'wallets';
 // Every query is by `_id` (the account id); the recovery scan goes through the ledger.
 declareIndexes(COLLECTION, []);
 
+/**
+ * What ledger entries add to an account's wallet (one entry, or the sum of a settlement batch's
+ * entries of this account), creating it when missing.
+ */
+export function walletIncrement(
+  accountId: string,
+  markers: readonly string[],
+  amount: bigint,
+): GuardedIncrement<WalletDoc> {
+  return { id: accountId, markers, inc: { balance: amount, version: 1n } };
+}
+
 /** The `wallets` collection: balances changed only through ledger entries (guarded increments). */
 export function createWalletsRepository(db: Db) {
   const collection = db.collection<WalletDoc>(COLLECTION, { useBigInt64: true });
@@ -34,20 +54,18 @@ export function createWalletsRepository(db: Db) {
       return collection.findOne({ _id: accountId });
     },
 
-    /**
-     * Adds the amount of ledger entries once (guarded by the entries' markers), creating the wallet:
-     * one entry, or the sum of a settlement batch's entries of this account.
-     */
-    applyEntries(
-      accountId: string,
-      markers: readonly string[],
-      amount: bigint,
-    ): Promise<GuardedResult<WalletDoc>> {
-      return incrementOnce(collection, { id: accountId, markers, inc: { balance: amount, version: 1n } });
+    /** Adds ledger entries once, guarded by their markers (see pending-marker.ts). */
+    applyOne(change: GuardedIncrement<WalletDoc>): Promise<GuardedResult<WalletDoc>> {
+      return incrementOnce(collection, change);
     },
 
-    clearMarkers(accountId: string, markers: readonly string[]): Promise<void> {
-      return clearMarkers(collection, accountId, markers);
+    /** `applyOne` for a settlement batch's documents, in two commands. */
+    applyMany(changes: readonly GuardedIncrement<WalletDoc>[]): Promise<GuardedResult<WalletDoc>[]> {
+      return incrementManyOnce(collection, changes);
+    },
+
+    clearMarkers(clearings: readonly MarkerClearing[]): Promise<void> {
+      return clearMarkers(collection, clearings);
     },
 
     /** Every wallet, for the ledger check. */

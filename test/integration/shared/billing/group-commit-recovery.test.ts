@@ -120,6 +120,35 @@ describe('a batch interrupted between its steps is completed exactly once by rec
     expect(after.usage).toMatchObject({ requests: 3, cost: 111n * IRT, pending: {} });
     expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
   });
+
+  it('over several accounts (one bulk per collection), the group meeting a marker alone goes entry by entry', async () => {
+    const first = await fundedAccount();
+    const second = await fundedAccount();
+    const third = await fundedAccount();
+    const firstDocs = batchDocs(first.accountId, first.keyId, [1n, 10n, 100n]);
+    const docs = [
+      ...firstDocs,
+      ...batchDocs(second.accountId, second.keyId, [2n, 20n]),
+      ...batchDocs(third.accountId, third.keyId, [3n]),
+    ];
+    await insertBatch(fx.deps, docs);
+    // A recovery applied the first account's first entry to its wallet and key spend meanwhile.
+    await applyToTarget(fx.deps.store, firstDocs[0] as LedgerDoc, 'wallet');
+    await applyToTarget(fx.deps.store, firstDocs[0] as LedgerDoc, 'key_spend');
+    await commitBatch(fx.deps, docs);
+    const expected = [
+      [first, 111n, 3],
+      [second, 22n, 2],
+      [third, 3n, 1],
+    ] as const;
+    for (const [{ accountId, keyId }, cost, requests] of expected) {
+      const after = await totals(accountId, keyId);
+      expect(after).toMatchObject({ balance: (1_000n - cost) * IRT, spent: cost * IRT, walletPending: {} });
+      expect(after.usage).toMatchObject({ requests, cost: cost * IRT, pending: {} });
+    }
+    expect(await fx.billing.checkLedger()).toEqual([]);
+    expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
+  });
 });
 
 describe('a batch that cannot be recorded', () => {
