@@ -24,6 +24,7 @@ import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts
 import { type LatencyResult, renderMediaResults, type ThroughputResult } from './media-report.ts';
 import { collectionSizes, cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
 import { killAllNow, stopAll } from './processes.ts';
+import { startStorePruner } from './store-pruner.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -33,7 +34,10 @@ const settings = {
   warmupSeconds: 2,
   latencyN: num('MEDIA_BENCH_LATENCY_N', 100),
   latencyWarmup: 20,
-  workerCounts: (env.MEDIA_BENCH_WORKERS ?? '1,2,4').split(',').map(Number),
+  workerCounts: (env.MEDIA_BENCH_WORKERS ?? '1,2,4')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0),
   concurrencyPerWorker: num('MEDIA_BENCH_CONCURRENCY', 4),
   delayMs: 200,
   timeLimitS: num('MEDIA_BENCH_TIME_LIMIT_S', 240),
@@ -140,6 +144,11 @@ async function throughputPhase(
     keys: 8,
     log,
   });
+  // Keeps ledger and media_jobs at the size an indexed store behaves like (bench/store-pruner.ts).
+  const pruner =
+    process.env.BENCH_PRUNE_STORE === '0'
+      ? null
+      : await startStorePruner(stack.mongoUrl, 'mediabench', { mediaJobs: true });
   try {
     const gw = `${stack.url}/v1/images/generations`;
     const started = performance.now();
@@ -189,6 +198,7 @@ async function throughputPhase(
     const cpu: Record<string, number> = {};
     for (const name of Object.keys(cpuAfter))
       cpu[name] = ((cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0)) / settings.seconds;
+    const report = await pruner?.stop();
     const sizes = await collectionSizes(stack.mongoUrl);
     // Probed after the counts: the cost of one insert/update into media_jobs at its end size.
     const probe = await jobTimings(stack.mongoUrl, 'media_jobs');
@@ -205,12 +215,23 @@ async function throughputPhase(
       cpu,
       sizes,
       totalCompleted: completions.length,
+      ...(report === undefined
+        ? {}
+        : {
+            pruned: {
+              entries: report.prunedEntries,
+              jobs: report.prunedJobs,
+              walletsDiffering: report.differences.length,
+              wallets: report.wallets,
+            },
+          }),
     };
     log(
       `w${workers}: ${result.jobsPerSecond.toFixed(1)} jobs/s, p50 ${result.latency.p50.toFixed(0)} ms, errors ${errors}, cpu ${JSON.stringify(cpu)}, sizes ${JSON.stringify(sizes)}`,
     );
     return result;
   } finally {
+    await pruner?.stop().catch(() => undefined);
     await stack.stop();
   }
 }
@@ -274,7 +295,7 @@ async function main(): Promise<void> {
     await stopAll(log);
     await upstream.close().catch(() => undefined);
     // Logs stay on failure (their folder is printed); on success the scratch folder goes.
-    if (ok) rmSync(TMP, { recursive: true, force: true });
+    if (ok && !process.env.KEEP) rmSync(TMP, { recursive: true, force: true });
   }
 }
 

@@ -28,6 +28,8 @@ export interface ThroughputResult {
   sizes: Record<string, number | null>;
   totalCompleted: number;
   probe: Record<string, number>;
+  /** What the store pruner removed during the phase, and its wallet check (absent when off). */
+  pruned?: { entries: number; jobs: number; walletsDiffering: number; wallets: number };
 }
 
 export interface ReportInput {

@@ -27,7 +27,7 @@ export interface PrunerReport {
 }
 
 export interface StorePruner {
-  /** Stops pruning, then compares wallets with their entries (removed ones counted). */
+  /** Stops pruning, then compares wallets with their entries (removed ones counted); once. */
   stop(): Promise<PrunerReport>;
 }
 
@@ -75,16 +75,21 @@ export async function startStorePruner(
     }
   })();
 
+  let stopping: Promise<PrunerReport> | null = null;
+  const stop = async (): Promise<PrunerReport> => {
+    stopped = true;
+    await loop;
+    try {
+      if (failure !== null) throw failure;
+      return { prunedEntries, prunedJobs, ...(await compareWallets(db, removed)) };
+    } finally {
+      await client.close();
+    }
+  };
   return {
-    async stop() {
-      stopped = true;
-      await loop;
-      try {
-        if (failure !== null) throw failure;
-        return { prunedEntries, prunedJobs, ...(await compareWallets(db, removed)) };
-      } finally {
-        await client.close();
-      }
+    stop: () => {
+      stopping ??= stop();
+      return stopping;
     },
   };
 }

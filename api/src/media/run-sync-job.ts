@@ -21,19 +21,27 @@ export interface MediaDeps {
   readonly now: () => Date;
 }
 
-export interface SyncJobInput {
+export interface SyncJobInput<T = undefined> {
   readonly request: Exclude<MediaJobRequest, { kind: 'video' }>;
   readonly model: CatalogueModel;
   readonly admission: AdmissionContext;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
+  /**
+   * Reads what the answer needs of a completed job's result (its media from storage); runs beside
+   * the delivery (charge and `delivered` update) instead of after it. `discardRead` releases what
+   * was read when the delivery failed (an open stream).
+   */
+  readonly readResult?: (result: MediaJobResult) => Promise<T>;
+  readonly discardRead?: (read: T) => void;
 }
 
-/** A delivered job: its result, and what it was charged. */
-export interface Delivered<R extends MediaJobResult = MediaJobResult> {
+/** A delivered job: its result, what it was charged, and what `readResult` read of it. */
+export interface Delivered<T> {
   readonly job: MediaJob;
-  readonly result: R;
+  readonly result: MediaJobResult;
   readonly costMicros: bigint;
+  readonly read: T;
 }
 
 /**
@@ -43,7 +51,10 @@ export interface Delivered<R extends MediaJobResult = MediaJobResult> {
  * cancelled, or its finished result discarded, so a request answered with an error is never
  * charged, even if its job finishes later; the hold is released when the response ends.
  */
-export async function runSyncJob(deps: MediaDeps, input: SyncJobInput): Promise<Delivered> {
+export async function runSyncJob<T = undefined>(
+  deps: MediaDeps,
+  input: SyncJobInput<T>,
+): Promise<Delivered<T | undefined>> {
   const { admission, model } = input;
   const jobId = admission.holdId;
   const record = { id: jobId, accountId: admission.key.accountId, keyId: admission.key.id, model: model.id };
@@ -61,7 +72,18 @@ export async function runSyncJob(deps: MediaDeps, input: SyncJobInput): Promise<
   if (outcome.ended === null) throw await abandon(deps, jobId, outcome.reason);
   const job = outcome.ended;
   if (job.status !== 'completed' || job.result === null) throw errorOf(job);
-  return deliver(deps, job, job.result, model, admission);
+  // Side by side: a read failing after the charge would have answered an error all the same.
+  const reading = input.readResult?.(job.result);
+  const [delivery, read] = await Promise.allSettled([
+    deliver(deps, job, job.result, model, admission),
+    reading,
+  ]);
+  if (delivery.status === 'rejected') {
+    if (read.status === 'fulfilled' && read.value !== undefined) input.discardRead?.(read.value);
+    throw delivery.reason;
+  }
+  if (read.status === 'rejected') throw read.reason;
+  return { ...delivery.value, read: read.value };
 }
 
 async function deliver(
@@ -70,7 +92,7 @@ async function deliver(
   result: MediaJobResult,
   model: CatalogueModel,
   admission: AdmissionContext,
-): Promise<Delivered> {
+): Promise<Omit<Delivered<never>, 'read'>> {
   const costMicros = mediaCostMicros(model.pricing, billedQuantity(result));
   // Side by side: either order leaves the same window (a crash between the two), and the charge is
   // keyed by the job id, so a retried delivery charges once; the answer waits for both.

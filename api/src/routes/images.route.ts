@@ -44,14 +44,17 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
         model,
         admission: requireAdmission(request),
         signal: clientGoneSignal(reply),
+        readResult: (result) => {
+          if (result.kind !== 'image') throw new Error('an image job delivered another kind of result');
+          return Promise.all(
+            result.images.map(async (image) => ({
+              b64_json: Buffer.from(await deps.media.storage.getBytes(image.key)).toString('base64'),
+              ...(image.revisedPrompt === null ? {} : { revised_prompt: image.revisedPrompt }),
+            })),
+          );
+        },
       });
-      if (delivered.result.kind !== 'image') throw new Error('an image job delivered another kind of result');
-      const data = await Promise.all(
-        delivered.result.images.map(async (image) => ({
-          b64_json: Buffer.from(await deps.media.storage.getBytes(image.key)).toString('base64'),
-          ...(image.revisedPrompt === null ? {} : { revised_prompt: image.revisedPrompt }),
-        })),
-      );
+      const data = delivered.read ?? [];
       return {
         created: Math.floor(delivered.job.createdAt.getTime() / 1000),
         data,

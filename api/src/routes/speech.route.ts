@@ -46,12 +46,17 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
         model,
         admission: requireAdmission(request),
         signal: clientGoneSignal(reply),
+        readResult: async (result) => {
+          if (result.kind !== 'speech') throw new Error('a speech job delivered another kind of result');
+          const audio = await deps.media.storage.read(result.key);
+          if (audio === null || audio === 'unsatisfiable')
+            throw new Error(`the stored audio ${result.key} is missing`);
+          return audio;
+        },
+        discardRead: (audio) => audio.body.destroy(),
       });
-      if (delivered.result.kind !== 'speech')
-        throw new Error('a speech job delivered another kind of result');
-      const audio = await deps.media.storage.read(delivered.result.key);
-      if (audio === null || audio === 'unsatisfiable')
-        throw new Error(`the audio of job ${delivered.job.id} is missing`);
+      const audio = delivered.read;
+      if (audio === undefined) throw new Error(`the audio of job ${delivered.job.id} was not read`);
       return reply
         .header('content-type', 'audio/mpeg')
         .header('content-length', String(audio.contentLength))

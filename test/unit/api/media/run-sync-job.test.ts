@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { AdmissionContext } from '../../../../api/src/admission/admission-context.ts';
+import type { JobWaiter } from '../../../../api/src/media/job-waiter.ts';
+import { type MediaDeps, runSyncJob } from '../../../../api/src/media/run-sync-job.ts';
+import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
+import type { Queues } from '../../../../shared/src/jobs/job-catalogue.ts';
+import type { MediaJob } from '../../../../shared/src/media-jobs/media-job.ts';
+import type { MediaJobsRepository } from '../../../../shared/src/media-jobs/media-jobs.repository.ts';
+import type { MediaStorage } from '../../../../shared/src/media-jobs/media-storage.ts';
+
+// The orchestration alone: its collaborators answer as scripted (the end-to-end tests run the real ones).
+const model = loadCatalogue().get('openai/gpt-image-1');
+const now = new Date('2026-11-22T10:00:00Z');
+const completed: MediaJob = {
+  id: 'img_1',
+  kind: 'image',
+  accountId: 'acct_1',
+  keyId: 'key_1',
+  model: 'openai/gpt-image-1',
+  status: 'completed',
+  request: { kind: 'image', input: { prompt: 'a cat', n: 1 } },
+  holdMicros: 1n,
+  result: { kind: 'image', images: [{ key: 'media/img_1/0.png', revisedPrompt: null }] },
+  costMicros: null,
+  error: null,
+  progress: 100,
+  operation: null,
+  deadlineAt: null,
+  createdAt: now,
+  updatedAt: now,
+  completedAt: now,
+  expiresAt: null,
+} as MediaJob;
+
+function setup(settle: () => Promise<unknown>) {
+  const calls: string[] = [];
+  const deps = {
+    jobs: {
+      insertQueued: async () => completed,
+      findById: async () => completed,
+      markDelivered: async () => {
+        calls.push('markDelivered');
+        return { ...completed, status: 'delivered' };
+      },
+    } as unknown as MediaJobsRepository,
+    storage: {} as MediaStorage,
+    queues: { image: { add: async () => undefined } } as unknown as Queues,
+    waiter: { waitForEnd: async () => ({ ended: completed }) } as unknown as JobWaiter,
+    billing: { settle: settle as never },
+    waitTimeoutMs: 1_000,
+    now: () => now,
+  } satisfies MediaDeps;
+  const admission = {
+    key: { id: 'key_1', accountId: 'acct_1' },
+    holdId: 'img_1',
+    settled: false,
+  } as AdmissionContext;
+  return { deps, admission, calls };
+}
+
+describe('runSyncJob', () => {
+  if (model === undefined) throw new Error('the catalogue has no openai/gpt-image-1');
+  const request = { kind: 'image', input: { prompt: 'a cat', n: 1 } } as const;
+
+  it('reads the result beside the delivery and returns both', async () => {
+    const { deps, admission, calls } = setup(async () => calls.push('settle'));
+    const delivered = await runSyncJob(deps, {
+      request,
+      model,
+      admission,
+      signal: new AbortController().signal,
+      readResult: async () => {
+        calls.push('read');
+        return 'bytes';
+      },
+    });
+    expect(delivered.read).toBe('bytes');
+    expect(delivered.job.status).toBe('delivered');
+    expect(admission.settled).toBe(true);
+    expect(calls.sort()).toEqual(['markDelivered', 'read', 'settle']);
+  });
+
+  it('a failed charge fails the request, leaves the hold to be released and discards what was read', async () => {
+    const { deps, admission } = setup(() => Promise.reject(new Error('ledger unavailable')));
+    const discarded: string[] = [];
+    const running = runSyncJob(deps, {
+      request,
+      model,
+      admission,
+      signal: new AbortController().signal,
+      readResult: async () => 'open stream',
+      discardRead: (read) => discarded.push(read),
+    });
+    await expect(running).rejects.toThrow('ledger unavailable');
+    expect(admission.settled).toBe(false);
+    expect(discarded).toEqual(['open stream']);
+  });
+
+  it('a failed read fails the request', async () => {
+    const { deps, admission } = setup(async () => undefined);
+    const running = runSyncJob(deps, {
+      request,
+      model,
+      admission,
+      signal: new AbortController().signal,
+      readResult: () => Promise.reject(new Error('media missing')),
+    });
+    await expect(running).rejects.toThrow('media missing');
+  });
+});
