@@ -16,14 +16,16 @@
  * MEDIA_BENCH_TIME_LIMIT_S (240).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts';
+import { writeKeepingAnalysis } from './kept-analysis.ts';
 import { type LatencyResult, renderMediaResults, type ThroughputResult } from './media-report.ts';
 import { collectionSizes, cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
 import { killAllNow, stopAll } from './processes.ts';
+import { probeS3Cost } from './s3-probe.ts';
 import { startStorePruner } from './store-pruner.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -275,8 +277,10 @@ async function main(): Promise<void> {
     const throughput: ThroughputResult[] = [];
     for (const k of settings.workerCounts)
       throughput.push(await throughputPhase(upstream.url, upstream.script as never, k));
+    const s3 = await probeS3Cost(join(TMP, 's3-probe'));
+    log(`s3 probe: ${JSON.stringify(s3)}`);
     const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
-    writeFileSync(
+    writeKeepingAnalysis(
       file,
       renderMediaResults({
         command: 'node bench/media-bench.ts',
@@ -286,6 +290,7 @@ async function main(): Promise<void> {
         settings,
         latency,
         throughput,
+        s3,
       }),
     );
     ok = true;

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeKeepingAnalysis } from './kept-analysis.ts';
 import type { ProfileSummary, Share } from './profile-summary.ts';
 import type { LedgerCost } from './store-probe.ts';
 import type { PrunerReport } from './store-pruner.ts';
@@ -74,8 +75,6 @@ interface HarnessResults {
 /** One row of a stream-probe table, by column name. */
 type ProbeRow = Record<string, string>;
 
-const ANALYSIS_START = '<!-- ANALYSIS:START (hand-written; kept when the bench rewrites this file) -->';
-const ANALYSIS_END = '<!-- ANALYSIS:END -->';
 /** The process whose CPU is charged to each target. */
 const OWN_PROCESS: Readonly<Record<string, string>> = { direct: 'mock', gateway: 'api', portkey: 'portkey' };
 
@@ -163,7 +162,12 @@ export function writeResults(info: RunInfo): string {
       const added = direct ? signed(a.p50 - direct.p50) : 'n/a';
       md += `| ${a.target} | ${a.rps.toFixed(0)} | ${n(a.p50)} | ${n(a.p99)} | ${a.non2xx} | ${n(own, 3)} | ${stores} | ${n(vsDirect, 3)} | ${n(vsPortkey, 3)} | ${a.target === 'direct' ? '–' : added} |\n`;
     }
-    md += `\nRound by round (req/s; the gateway's upstream hits counted at the mock, to show it proxied every request; ledger entries when the phase's load ended: ${info.ledger[`load-${delay}`]?.atEnd ?? 'n/a'}, after the api's graceful close: ${info.ledger[`load-${delay}`]?.afterClose ?? 'n/a'}):\n\n`;
+    const pruned = info.pruned?.[`load-${delay}`];
+    const prunedNote =
+      pruned === undefined
+        ? ''
+        : `; finished entries removed by the store pruner during the phase: ${pruned.prunedEntries}, and at the end ${pruned.differences.length === 0 ? `every wallet (${pruned.wallets}) equals the sum of its entries, removed ones included` : `${pruned.differences.length} of ${pruned.wallets} wallets DIFFER from their entries`}`;
+    md += `\nRound by round (req/s; the gateway's upstream hits counted at the mock, to show it proxied every request; ledger entries when the phase's load ended: ${info.ledger[`load-${delay}`]?.atEnd ?? 'n/a'}, after the api's graceful close: ${info.ledger[`load-${delay}`]?.afterClose ?? 'n/a'}${prunedNote}):\n\n`;
     md +=
       '| round | direct | gateway | gateway p50 ms | gateway errors | gateway upstream hits / ok | Portkey |\n|---|---|---|---|---|---|---|\n';
     for (let round = 1; round <= info.settings.rounds; round++) {
@@ -268,7 +272,7 @@ export function writeResults(info: RunInfo): string {
     md += 'Not run (BENCH_STORE_PROBE=0).\n\n';
   } else {
     md +=
-      "`bench/store-probe.ts`: the gateway's own ledger repository calls, one at a time on an otherwise idle jongodb, on a ledger filled with charge-shaped entries (median of 7 calls; ms). Every settlement makes the first three; their sum is a floor of the store time each request costs.\n\n";
+      "`bench/store-probe.ts`: the gateway's own ledger repository calls, one at a time on an otherwise idle jongodb, on a ledger filled with charge-shaped entries (median of 7 calls; ms). Every settlement batch makes the first three whatever its size. This growth is why the load phases run with `bench/store-pruner.ts` (unless `BENCH_PRUNE_STORE=0`): it removes finished (closed) entries while the load runs, keeping their sums, so that the store behaves like an indexed one; the wallet check at each phase's end counts the removed entries.\n\n";
     md +=
       '| ledger entries | insertPending | markApplied | close | findById | sum of the three writes |\n|---|---|---|---|---|---|\n';
     for (const r of info.ledgerCost) {
@@ -286,14 +290,7 @@ export function writeResults(info: RunInfo): string {
   md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 5-6 min). It copies \`../shared/bench\` to \`.local/bench-harness\` (npm install there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree), \`BENCH_STORE_PROBE\` (0 skips the ledger probe), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_PRUNE_STORE\` (${info.settings.pruneStore === false ? 0 : 1}; 0 keeps every ledger entry, see the store section), \`SERVER_CPUS\` (${info.settings.serverCpus}), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}), \`BENCH_TIME_LIMIT_S\`.\n`;
 
   const file = join(info.root, 'bench', 'RESULTS.md');
-  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const start = previous.indexOf(ANALYSIS_START);
-  const end = previous.indexOf(ANALYSIS_END);
-  const analysis =
-    start >= 0 && end > start
-      ? previous.slice(start, end + ANALYSIS_END.length)
-      : `${ANALYSIS_START}\n\n## Analysis\n\n(to be written)\n\n${ANALYSIS_END}`;
-  writeFileSync(file, `${md}\n${analysis}\n`);
+  writeKeepingAnalysis(file, md);
   writeFileSync(join(info.outDir, 'info.json'), JSON.stringify(info, null, 2));
   return file;
 }
