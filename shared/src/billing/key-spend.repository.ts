@@ -1,15 +1,6 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import {
-  clearMarkers,
-  type GuardedIncrement,
-  type GuardedResult,
-  incrementManyOnce,
-  incrementOnce,
-  type MarkerClearing,
-  markerOf,
-  type PendingMap,
-} from './pending-marker.ts';
+import { type GuardedIncrement, guardedTarget, markerOf, type PendingMap } from './pending-marker.ts';
 
 /**
  * What the keys of one account spent in one billing month (µIRT), the basis of each key's monthly
@@ -76,19 +67,8 @@ export function createKeySpendRepository(db: Db) {
       return keySpendOf(await collection.findOne({ _id: keySpendId(accountId, month) }), keyId);
     },
 
-    /** Adds ledger entries once, guarded by their markers (see pending-marker.ts). */
-    applyOne(change: GuardedIncrement<KeySpendDoc>): Promise<GuardedResult<KeySpendDoc>> {
-      return incrementOnce(collection, change);
-    },
-
-    /** `applyOne` for a settlement batch's documents, in two commands. */
-    applyMany(changes: readonly GuardedIncrement<KeySpendDoc>[]): Promise<GuardedResult<KeySpendDoc>[]> {
-      return incrementManyOnce(collection, changes);
-    },
-
-    clearMarkers(clearings: readonly MarkerClearing[]): Promise<void> {
-      return clearMarkers(collection, clearings);
-    },
+    // Guarded increments and marker clears (pending-marker.ts).
+    ...guardedTarget(collection),
   };
 }
 

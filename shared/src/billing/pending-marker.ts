@@ -151,3 +151,22 @@ export async function clearMarkers<T extends Document & { _id: string }>(
   }
   await collection.bulkWrite(operations, { ordered: false });
 }
+
+/** The writes every money target collection offers (wallets, key spend, usage rows). */
+export interface GuardedTarget<T extends Document> {
+  /** Adds ledger entries once, guarded by their markers. */
+  applyOne(change: GuardedIncrement<T>): Promise<GuardedResult<T>>;
+  /** `applyOne` for a settlement batch's documents, in two commands. */
+  applyMany(changes: readonly GuardedIncrement<T>[]): Promise<GuardedResult<T>[]>;
+  clearMarkers(clearings: readonly MarkerClearing[]): Promise<void>;
+}
+
+export function guardedTarget<T extends Document & { _id: string }>(
+  collection: Collection<T>,
+): GuardedTarget<T> {
+  return {
+    applyOne: (change) => incrementOnce(collection, change),
+    applyMany: (changes) => incrementManyOnce(collection, changes),
+    clearMarkers: (clearings) => clearMarkers(collection, clearings),
+  };
+}

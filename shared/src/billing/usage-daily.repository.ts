@@ -1,14 +1,6 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import {
-  clearMarkers,
-  type GuardedIncrement,
-  type GuardedResult,
-  incrementManyOnce,
-  incrementOnce,
-  type MarkerClearing,
-  type PendingMap,
-} from './pending-marker.ts';
+import { type GuardedIncrement, guardedTarget, type PendingMap } from './pending-marker.ts';
 
 /** One account's usage of one model on one billing day, pre-aggregated at settlement. */
 export interface UsageDailyDoc {
@@ -68,19 +60,8 @@ export function usageIncrement(
 export function createUsageDailyRepository(db: Db) {
   const collection = db.collection<UsageDailyDoc>(COLLECTION, { useBigInt64: true });
   return {
-    /** Adds ledger entries once, guarded by their markers (see pending-marker.ts). */
-    applyOne(change: GuardedIncrement<UsageDailyDoc>): Promise<GuardedResult<UsageDailyDoc>> {
-      return incrementOnce(collection, change);
-    },
-
-    /** `applyOne` for a settlement batch's documents, in two commands. */
-    applyMany(changes: readonly GuardedIncrement<UsageDailyDoc>[]): Promise<GuardedResult<UsageDailyDoc>[]> {
-      return incrementManyOnce(collection, changes);
-    },
-
-    clearMarkers(clearings: readonly MarkerClearing[]): Promise<void> {
-      return clearMarkers(collection, clearings);
-    },
+    // Guarded increments and marker clears (pending-marker.ts).
+    ...guardedTarget(collection),
 
     /** Rows of the days from `fromDate` to `toDate` (inclusive), by date then model. */
     listRange(accountId: string, fromDate: string, toDate: string): Promise<UsageDailyDoc[]> {

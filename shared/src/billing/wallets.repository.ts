@@ -1,14 +1,6 @@
 import type { Db } from 'mongodb';
 import { declareIndexes } from '../mongo/indexes.ts';
-import {
-  clearMarkers,
-  type GuardedIncrement,
-  type GuardedResult,
-  incrementManyOnce,
-  incrementOnce,
-  type MarkerClearing,
-  type PendingMap,
-} from './pending-marker.ts';
+import { type GuardedIncrement, guardedTarget, type PendingMap } from './pending-marker.ts';
 
 /** An account's API wallet: balance in µIRT, bumped `version` on every change, entry markers. */
 export interface WalletDoc {
@@ -54,19 +46,8 @@ export function createWalletsRepository(db: Db) {
       return collection.findOne({ _id: accountId });
     },
 
-    /** Adds ledger entries once, guarded by their markers (see pending-marker.ts). */
-    applyOne(change: GuardedIncrement<WalletDoc>): Promise<GuardedResult<WalletDoc>> {
-      return incrementOnce(collection, change);
-    },
-
-    /** `applyOne` for a settlement batch's documents, in two commands. */
-    applyMany(changes: readonly GuardedIncrement<WalletDoc>[]): Promise<GuardedResult<WalletDoc>[]> {
-      return incrementManyOnce(collection, changes);
-    },
-
-    clearMarkers(clearings: readonly MarkerClearing[]): Promise<void> {
-      return clearMarkers(collection, clearings);
-    },
+    // Guarded increments and marker clears (pending-marker.ts).
+    ...guardedTarget(collection),
 
     /** Every wallet, for the ledger check. */
     all(): AsyncIterable<WalletDoc> {
