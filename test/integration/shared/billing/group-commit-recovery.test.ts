@@ -149,6 +149,25 @@ describe('a batch interrupted between its steps is completed exactly once by rec
     expect(await fx.billing.checkLedger()).toEqual([]);
     expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
   });
+
+  it('two batches creating the same new target documents at once both count, once each', async () => {
+    // No top-up: no wallet, key spend or usage row exists yet, so both bulks upsert the same
+    // documents and one of each pair of upserts loses the creation race.
+    const accounts = [0, 1, 2].map(() => ({ accountId: freshId('acct'), keyId: freshId('key') }));
+    const batchOf = (costs: bigint[]) =>
+      accounts.flatMap(({ accountId, keyId }) => batchDocs(accountId, keyId, costs));
+    const first = batchOf([1n, 2n]);
+    const second = batchOf([10n, 20n]);
+    await insertBatch(fx.deps, [...first, ...second]);
+    await Promise.all([commitBatch(fx.deps, first), commitBatch(fx.deps, second)]);
+    for (const { accountId, keyId } of accounts) {
+      const after = await totals(accountId, keyId);
+      expect(after).toMatchObject({ balance: -33n * IRT, spent: 33n * IRT, walletPending: {} });
+      expect(after.usage).toMatchObject({ requests: 4, cost: 33n * IRT, pending: {} });
+    }
+    expect(await fx.billing.checkLedger()).toEqual([]);
+    expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
+  });
 });
 
 describe('a batch that cannot be recorded', () => {
