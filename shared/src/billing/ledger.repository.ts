@@ -28,6 +28,11 @@ export interface LedgerDoc {
   day: string;
   month: string;
   state: LedgerState;
+  /**
+   * The settlement batch that inserted it (group commit), so that the batch's later steps select
+   * its entries by one field instead of a list of ids; absent on entries settled alone.
+   */
+  batch?: string;
   /** True until the entry's markers are cleared from its targets; what recovery scans. */
   open: boolean;
   /** Until when the process that inserted or claimed the entry may still be applying it. */
@@ -66,6 +71,8 @@ declareIndexes(COLLECTION, [
   { key: { open: 1, created_at: 1 }, name: 'open_created' },
   // serves: find({ state: 'applied' }) and find({ state: 'pending' }) (ledger check)
   { key: { state: 1, account_id: 1 }, name: 'state_account' },
+  // serves: updateMany({ batch, state }) (a settlement batch marking and closing its entries)
+  { key: { batch: 1 }, name: 'batch', sparse: true },
 ]);
 
 /** The domain view of a stored entry. */
@@ -139,6 +146,16 @@ export function createLedgerRepository(db: Db) {
         { _id: { $in: [...ids] }, state: 'pending' },
         { $set: { state: 'applied' } },
       );
+    },
+
+    /** `markManyApplied` of every entry a settlement batch inserted, selected by its batch id. */
+    async markBatchApplied(batch: string): Promise<void> {
+      await collection.updateMany({ batch, state: 'pending' }, { $set: { state: 'applied' } });
+    },
+
+    /** `closeMany` of every entry a settlement batch inserted, selected by its batch id. */
+    async closeBatch(batch: string): Promise<void> {
+      await collection.updateMany({ batch, state: 'applied' }, { $set: { open: false } });
     },
 
     /** `close` of many entries in one update. */

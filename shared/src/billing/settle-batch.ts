@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { BillingDeps } from './billing-deps.ts';
 import {
   type AppliedTargets,
@@ -57,12 +58,17 @@ export async function settleBatch(
   batch: readonly DeferredSettlement[],
 ): Promise<DeferredSettlement[]> {
   const now = deps.clock();
+  // Tags this attempt's entries: the ledger documents carrying it are exactly those it inserted.
+  const batchId = `batch_${randomBytes(12).toString('base64url')}`;
   const firsts = new Map<string, { item: DeferredSettlement; doc: LedgerDoc }>();
   const repeats: DeferredSettlement[] = [];
   for (const item of batch) {
     const { input, at } = item;
     if (firsts.has(input.requestId)) repeats.push(item);
-    else firsts.set(input.requestId, { item, doc: chargeDoc(input, at, now, deps.settings.timeZone) });
+    else {
+      const doc: LedgerDoc = { ...chargeDoc(input, at, now, deps.settings.timeZone), batch: batchId };
+      firsts.set(input.requestId, { item, doc });
+    }
   }
   const existing = await insertBatch(
     deps,
@@ -97,7 +103,7 @@ export async function commitBatch(deps: BillingDeps, entries: readonly LedgerDoc
     deps.logger.error({ entryIds }, 'settlement batch: entries left pending for recovery');
   }
   const settlements = settled.map((entry) => ({ entry, applied: appliedTargets(groupsOf(entry)) }));
-  await Promise.all([publishSettlements(deps, settlements), finishBatch(deps, settled, groups)]);
+  await Promise.all([publishSettlements(deps, settlements), finishBatch(deps, entries, settled, groups)]);
 }
 
 const TARGET_KINDS: readonly TargetKind[] = ['wallet', 'key_spend', 'usage_daily'];
@@ -141,16 +147,23 @@ async function applyGroups(deps: BillingDeps, groups: readonly TargetGroup[], ta
   );
 }
 
-/** Steps (c) and (d) for the entries counted in every target. */
+/**
+ * Steps (c) and (d) for the entries counted in every target. When that is every entry the batch
+ * inserted, they are selected by their batch id rather than by a list of ids: on jongodb an `$in`
+ * list is matched id by id against every document, which made large batches cost quadratically.
+ */
 async function finishBatch(
   deps: BillingDeps,
+  entries: readonly LedgerDoc[],
   settled: readonly LedgerDoc[],
   groups: Map<string, TargetGroup>,
 ): Promise<void> {
   if (settled.length === 0) return;
   const ids = new Set(settled.map((entry) => entry._id));
+  const batch = wholeBatch(entries, settled.length);
   try {
-    await deps.store.ledger.markManyApplied([...ids]);
+    if (batch === null) await deps.store.ledger.markManyApplied([...ids]);
+    else await deps.store.ledger.markBatchApplied(batch);
   } catch (err) {
     // Their markers stay: recovery finds them pending, counts nothing twice and finishes them.
     deps.logger.error({ err, entryIds: [...ids] }, 'settlement batch: entries left pending for recovery');
@@ -158,9 +171,19 @@ async function finishBatch(
   }
   const uncleared = await clearMarkers(deps, groups, ids);
   const closable = [...ids].filter((id) => !uncleared.has(id));
-  await deps.store.ledger.closeMany(closable).catch((err: unknown) => {
+  const closeBatch = wholeBatch(entries, closable.length);
+  const closing =
+    closeBatch === null ? deps.store.ledger.closeMany(closable) : deps.store.ledger.closeBatch(closeBatch);
+  await closing.catch((err: unknown) => {
     deps.logger.warn({ err }, 'settlement batch: entries left open for recovery');
   });
+}
+
+/** The batch id of `entries` when a step covers all of them (`count` of them) and they share one. */
+function wholeBatch(entries: readonly LedgerDoc[], count: number): string | null {
+  const batch = entries[0]?.batch;
+  if (batch === undefined || count !== entries.length) return null;
+  return entries.every((entry) => entry.batch === batch) ? batch : null;
 }
 
 /** Step (d): each target loses the markers of the batch's applied entries; returns those it kept. */

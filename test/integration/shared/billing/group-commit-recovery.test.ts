@@ -8,7 +8,7 @@ import type { SettleInput } from '../../../../shared/src/billing/billing.ts';
 import type { BillingDeps } from '../../../../shared/src/billing/billing-deps.ts';
 import { applyToTarget, applyToTargetOnce, LEASE_MS } from '../../../../shared/src/billing/guarded-apply.ts';
 import type { LedgerDoc } from '../../../../shared/src/billing/ledger.repository.ts';
-import { commitBatch, insertBatch } from '../../../../shared/src/billing/settle-batch.ts';
+import { commitBatch, insertBatch, settleBatch } from '../../../../shared/src/billing/settle-batch.ts';
 import { chargeDoc } from '../../../../shared/src/billing/settle-charge.ts';
 import { SettlementBatcher } from '../../../../shared/src/billing/settlement-batcher.ts';
 import { type BillingFixture, billingFixture, freshId, testClock } from './billing-fixture.ts';
@@ -167,6 +167,39 @@ describe('a batch interrupted between its steps is completed exactly once by rec
     }
     expect(await fx.billing.checkLedger()).toEqual([]);
     expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
+  });
+});
+
+describe('a batch whose key spend update fails', () => {
+  it('finishes the entries counted everywhere, leaves the others to recovery, once each', async () => {
+    const keyed = await fundedAccount();
+    const keyless = await fundedAccount();
+    const failure = () => Promise.reject(new Error('key_spend is away'));
+    const keySpend = { ...fx.deps.store.keySpend, applyOne: failure, applyMany: failure };
+    const deps = { ...fx.deps, store: { ...fx.deps.store, keySpend } };
+    const inputs = [
+      charge(keyed.accountId, keyed.keyId, 3n),
+      charge(keyed.accountId, keyed.keyId, 4n),
+      { ...charge(keyless.accountId, '', 5n), keyId: null },
+      { ...charge(keyless.accountId, '', 6n), keyId: null },
+    ];
+    expect(await settleBatch(deps, inputs.map((input) => ({ input, at: clock() })))).toEqual([]);
+    // The keyless entries count in every target: applied and closed. The keyed ones stay pending.
+    const states = await Promise.all(inputs.map((input) => fx.deps.store.ledger.findById(input.requestId)));
+    expect(states.map((doc) => [doc?.state, doc?.open])).toEqual([
+      ['pending', true],
+      ['pending', true],
+      ['applied', false],
+      ['applied', false],
+    ]);
+    expect(await fx.billing.balanceOf(keyless.accountId)).toBe(989n * IRT);
+    expect(await recoverAfterLease()).toBe(2);
+    expect(await totals(keyed.accountId, keyed.keyId)).toMatchObject({
+      balance: 993n * IRT,
+      spent: 7n * IRT,
+      walletPending: {},
+    });
+    expect(await fx.billing.checkLedger()).toEqual([]);
   });
 });
 
