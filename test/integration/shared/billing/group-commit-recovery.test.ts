@@ -183,7 +183,12 @@ describe('a batch whose key spend update fails', () => {
       { ...charge(keyless.accountId, '', 5n), keyId: null },
       { ...charge(keyless.accountId, '', 6n), keyId: null },
     ];
-    expect(await settleBatch(deps, inputs.map((input) => ({ input, at: clock() })))).toEqual([]);
+    expect(
+      await settleBatch(
+        deps,
+        inputs.map((input) => ({ input, at: clock() })),
+      ),
+    ).toEqual([]);
     // The keyless entries count in every target: applied and closed. The keyed ones stay pending.
     const states = await Promise.all(inputs.map((input) => fx.deps.store.ledger.findById(input.requestId)));
     expect(states.map((doc) => [doc?.state, doc?.open])).toEqual([
