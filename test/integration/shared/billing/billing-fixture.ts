@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Db, MongoClient } from 'mongodb';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import {
   type Billing,
   type BillingOptions,
@@ -100,4 +101,28 @@ let counter = 0;
 export function freshId(kind: string): string {
   counter += 1;
   return `${kind}_${uniqueSuffix()}${counter}`;
+}
+
+/**
+ * The fixture of a test file: created before its tests, closed after them, and after every test
+ * the deferred settlements are written and the ledger check must pass. Read through the returned
+ * object, which stands for the fixture once `beforeAll` has made it.
+ */
+export function useBillingFixture(options: FixtureOptions = {}): BillingFixture {
+  let created: BillingFixture | undefined;
+  const current = (): BillingFixture => {
+    if (created === undefined) throw new Error('the billing fixture is used before beforeAll made it');
+    return created;
+  };
+  beforeAll(async () => {
+    created = await billingFixture(options);
+  });
+  afterEach(async () => {
+    await current().billing.flush();
+    expect(await current().billing.checkLedger()).toEqual([]);
+  });
+  afterAll(async () => {
+    await created?.close();
+  });
+  return new Proxy({} as BillingFixture, { get: (_target, name) => Reflect.get(current(), name) });
 }

@@ -3,7 +3,7 @@
  * recovery, a group update that meets a recovery's marker counts each entry once, and a batch that
  * cannot be recorded is retried, then settled entry by entry — never dropped.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SettleInput } from '../../../../shared/src/billing/billing.ts';
 import type { BillingDeps } from '../../../../shared/src/billing/billing-deps.ts';
 import { applyToTarget, applyToTargetOnce, LEASE_MS } from '../../../../shared/src/billing/guarded-apply.ts';
@@ -11,19 +11,10 @@ import type { LedgerDoc } from '../../../../shared/src/billing/ledger.repository
 import { commitBatch, insertBatch, settleBatch } from '../../../../shared/src/billing/settle-batch.ts';
 import { chargeDoc } from '../../../../shared/src/billing/settle-charge.ts';
 import { SettlementBatcher } from '../../../../shared/src/billing/settlement-batcher.ts';
-import { type BillingFixture, billingFixture, freshId, testClock } from './billing-fixture.ts';
+import { freshId, testClock, useBillingFixture } from './billing-fixture.ts';
 
 const clock = testClock('2026-05-10T12:00:00Z');
-let fx: BillingFixture;
-beforeAll(async () => {
-  fx = await billingFixture({ clock });
-});
-afterEach(async () => {
-  expect(await fx.billing.checkLedger()).toEqual([]);
-});
-afterAll(async () => {
-  await fx.close();
-});
+const fx = useBillingFixture({ clock });
 
 const IRT = 1_000_000n;
 const ZONE = 'Asia/Tehran';

@@ -3,23 +3,13 @@
  * count once per id whichever path settles it, release every hold, and keep a monthly cap within
  * one request under concurrency.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AdmitInput, SettleInput } from '../../../../shared/src/billing/billing.ts';
 import { dayOf, monthOf } from '../../../../shared/src/billing/billing-time.ts';
 import { usageDailyId } from '../../../../shared/src/billing/usage-daily.repository.ts';
-import { type BillingFixture, billingFixture, freshId } from './billing-fixture.ts';
+import { billingFixture, freshId, useBillingFixture } from './billing-fixture.ts';
 
-let fx: BillingFixture;
-beforeAll(async () => {
-  fx = await billingFixture({ env: { MIN_REQUIRED_BALANCE: '0' } });
-});
-afterEach(async () => {
-  await fx.billing.flush();
-  expect(await fx.billing.checkLedger()).toEqual([]);
-});
-afterAll(async () => {
-  await fx.close();
-});
+const fx = useBillingFixture({ env: { MIN_REQUIRED_BALANCE: '0' } });
 
 const IRT = 1_000_000n;
 const ZONE = 'Asia/Tehran';

@@ -1,18 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AdmitInput } from '../../../../shared/src/billing/billing.ts';
 import { monthOf } from '../../../../shared/src/billing/billing-time.ts';
-import { type BillingFixture, billingFixture, freshId } from './billing-fixture.ts';
+import { freshId, useBillingFixture } from './billing-fixture.ts';
 
-let fx: BillingFixture;
-beforeAll(async () => {
-  fx = await billingFixture({ env: { MIN_REQUIRED_BALANCE: '1000' } });
-});
-afterEach(async () => {
-  expect(await fx.billing.checkLedger()).toEqual([]);
-});
-afterAll(async () => {
-  await fx.close();
-});
+const fx = useBillingFixture({ env: { MIN_REQUIRED_BALANCE: '1000' } });
 
 const IRT = 1_000_000n;
 const COST = 100n * IRT;

@@ -1,18 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BillingFixture, billingFixture, freshId, testClock } from './billing-fixture.ts';
+import { describe, expect, it } from 'vitest';
+import { freshId, testClock, useBillingFixture } from './billing-fixture.ts';
 
 // Billing zone: the default Asia/Tehran (UTC+03:30); a Tehran day starts at 20:30 UTC.
 const clock = testClock('2026-05-12T08:00:00Z');
-let fx: BillingFixture;
-beforeAll(async () => {
-  fx = await billingFixture({ clock });
-});
-afterEach(async () => {
-  expect(await fx.billing.checkLedger()).toEqual([]);
-});
-afterAll(async () => {
-  await fx.close();
-});
+const fx = useBillingFixture({ clock });
 
 const IRT = 1_000_000n;
 

@@ -1,21 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dayOf, monthOf } from '../../../../shared/src/billing/billing-time.ts';
 import { applyToTarget, LEASE_MS } from '../../../../shared/src/billing/guarded-apply.ts';
 import type { LedgerDoc } from '../../../../shared/src/billing/ledger.repository.ts';
 import { usageDailyId } from '../../../../shared/src/billing/usage-daily.repository.ts';
-import { type BillingFixture, billingFixture, freshId, testClock } from './billing-fixture.ts';
+import { freshId, testClock, useBillingFixture } from './billing-fixture.ts';
 
 const clock = testClock('2026-05-10T12:00:00Z');
-let fx: BillingFixture;
-beforeAll(async () => {
-  fx = await billingFixture({ clock });
-});
-afterEach(async () => {
-  expect(await fx.billing.checkLedger()).toEqual([]);
-});
-afterAll(async () => {
-  await fx.close();
-});
+const fx = useBillingFixture({ clock });
 
 const IRT = 1_000_000n;
 const ZONE = 'Asia/Tehran';

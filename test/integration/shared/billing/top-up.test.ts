@@ -1,18 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../shared/src/errors/app-error.ts';
-import { type BillingFixture, billingFixture, freshId, testClock } from './billing-fixture.ts';
+import { freshId, testClock, useBillingFixture } from './billing-fixture.ts';
 
 const clock = testClock('2026-05-10T12:00:00Z');
-let fx: BillingFixture;
-beforeAll(async () => {
-  fx = await billingFixture({ clock });
-});
-afterEach(async () => {
-  expect(await fx.billing.checkLedger()).toEqual([]);
-});
-afterAll(async () => {
-  await fx.close();
-});
+const fx = useBillingFixture({ clock });
 
 const IRT = 1_000_000n;
 
