@@ -1,5 +1,6 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
+import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
@@ -27,7 +28,6 @@ export interface ApiServices {
 const SYNCHRONOUS_QUEUES = ['image', 'speech', 'transcription'] as const;
 
 /** How often a process re-drives charges a crashed process left half-applied. */
-const RECOVERY_INTERVAL_MS = 60_000;
 
 /** Wires accounts (with the key cache subscribed) and billing; `close` undoes it. */
 export async function createApiServices(
@@ -58,19 +58,14 @@ export async function createApiServices(
     now: accounts.clock,
   };
   await Promise.all([accounts.keyCache.start(), waiter.start()]);
-  const recovery = setInterval(() => {
-    billing
-      .recoverPendingEntries(RECOVERY_INTERVAL_MS)
-      .catch((err: unknown) => logger.error({ err }, 'recovering pending ledger entries failed'));
-  }, RECOVERY_INTERVAL_MS);
-  recovery.unref();
+  const stopRecovery = startRecoveryLoop(billing, logger);
   return {
     accounts,
     billing,
     upstream,
     media,
     async close() {
-      clearInterval(recovery);
+      stopRecovery();
       // Deferred settlements still in memory are written before the connections close.
       await billing.close();
       await upstream.close();

@@ -1,4 +1,5 @@
 import { createBilling } from '../../../shared/src/billing/billing.ts';
+import { startRecoveryLoop } from '../../../shared/src/billing/recovery-loop.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
@@ -9,7 +10,6 @@ import { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts'
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
 
 /** How often a worker re-drives charges a crashed process left half-applied. */
-const RECOVERY_INTERVAL_MS = 60_000;
 
 /** Wires the media processors' dependencies over a worker process's connections; `close` undoes it. */
 export function createMediaWorkerDeps(
@@ -20,12 +20,7 @@ export function createMediaWorkerDeps(
 ): { deps: MediaWorkerDeps; close(): Promise<void> } {
   const billing = createBilling({ db: connections.mongo.db, redis: connections.redis, config, logger });
   const client = new UpstreamClient(config.upstream);
-  const recovery = setInterval(() => {
-    billing
-      .recoverPendingEntries(RECOVERY_INTERVAL_MS)
-      .catch((err: unknown) => logger.error({ err }, 'recovering pending ledger entries failed'));
-  }, RECOVERY_INTERVAL_MS);
-  recovery.unref();
+  const stopRecovery = startRecoveryLoop(billing, logger);
   const deps: MediaWorkerDeps = {
     jobs: createMediaJobsRepository(connections.mongo.db),
     storage: createMediaStorage(connections.s3, config.s3.bucket),
@@ -39,7 +34,7 @@ export function createMediaWorkerDeps(
   return {
     deps,
     async close() {
-      clearInterval(recovery);
+      stopRecovery();
       // Video charges settle here: what a settlement left to finish is written before the exit.
       await billing.close();
       await client.close();
