@@ -89,7 +89,17 @@ const SNAPSHOT_TTL_MS = 10 * 60 * 1000;
 
 /** Wires the billing use cases to MongoDB and Redis: one call for the api and the worker. */
 export function createBilling(options: BillingOptions): Billing {
-  const deps = billingDeps(options);
+  return billingOver(billingDeps(options), options);
+}
+
+/**
+ * The use cases over given dependencies (tests that also drive the internal steps share them, so
+ * `flush` waits for the work those steps leave behind too).
+ */
+export function billingOver(
+  deps: BillingDeps,
+  options: Pick<BillingOptions, 'config' | 'settleBatch'>,
+): Billing {
   const batcher = new SettlementBatcher(deps, {
     flushMs: options.config.billing.settlementFlushMs,
     ...options.settleBatch,

@@ -5,6 +5,7 @@ import {
   type Billing,
   type BillingOptions,
   billingDeps,
+  billingOver,
   createBilling,
 } from '../../../../shared/src/billing/billing.ts';
 import type { BillingDeps } from '../../../../shared/src/billing/billing-deps.ts';
@@ -75,10 +76,11 @@ export async function billingFixture(options: FixtureOptions = {}): Promise<Bill
     rateWindowMs: options.rateWindowMs,
     settleBatch: options.settleBatch,
   };
-  const billing = createBilling(billingOptions);
+  const deps = billingDeps(billingOptions);
+  const billing = billingOver(deps, billingOptions);
   return {
     billing,
-    deps: billingDeps(billingOptions),
+    deps,
     config,
     db: mongo.db,
     redis,

@@ -75,6 +75,9 @@ describe('settle', () => {
       keyId,
       model: 'demo/chat',
     });
+    // `settle` answers once the charge counts; its markers are cleared and the entry closed after.
+    await fx.billing.flush();
+    expect(await fx.deps.store.ledger.findById(input.requestId)).toMatchObject({ open: false });
     const { spend, usage, wallet } = await targetsOf(accountId, keyId);
     expect(spend.spent).toBe(7n * IRT);
     expect(usage).toMatchObject({ requests: 1, input_tokens: 100, output_tokens: 20, cost: 7n * IRT });
