@@ -11,25 +11,19 @@
  * `completion_tokens_details.reasoning_tokens` (included in `completion_tokens`).
  */
 import type { ProviderAdapter } from '../chat-types.ts';
-import { createOpenAICompatibleAdapter } from '../openai-compatible/create-openai-compatible.ts';
-import type { OpenAICompatibleProfile } from '../openai-compatible/profile.ts';
+import {
+  createOpenAICompatibleAdapter,
+  genericCompatibleProfile,
+} from '../openai-compatible/create-openai-compatible.ts';
+import { ALL_REASONING_EFFORTS, type OpenAICompatibleProfile } from '../openai-compatible/profile.ts';
 
 export const openaiProfile: OpenAICompatibleProfile = {
+  // OpenAI defines the convention: the generic profile is OpenAI's, but for what follows.
+  ...genericCompatibleProfile,
   name: 'OpenAI',
   defaultBaseUrl: 'https://api.openai.com/v1',
   maxTokensField: 'max_completion_tokens',
-  streamOptions: true,
-  developerRole: 'developer',
-  messageNames: 'all',
-  contentParts: 'all',
-  seedField: 'seed',
-  reasoningEfforts: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
-  responseFormats: ['text', 'json_object', 'json_schema'],
-  webSearch: 'web-search-options',
-  unsupportedFields: [],
-  droppedFields: [],
-  reasoningInCompletion: true,
-  embeddings: { dimensionsField: 'dimensions', sendEncodingFormat: true },
+  reasoningEfforts: ALL_REASONING_EFFORTS.filter((effort) => effort !== 'max'),
 };
 
 /** The OpenAI adapter: chat (streamed or not) and embeddings. */
