@@ -12,8 +12,9 @@
  * the collection size, so phases must not inherit each other's documents). The fake provider runs in
  * this process. Everything started is stopped by pid at the end, on failure, on Ctrl-C and at the
  * time limit. Writes bench/MEDIA-RESULTS.md. Knobs (env): MEDIA_BENCH_SECONDS (15),
- * MEDIA_BENCH_LATENCY_N (100), MEDIA_BENCH_WORKERS ("1,2,4"), MEDIA_BENCH_CONCURRENCY (4),
- * MEDIA_BENCH_TIME_LIMIT_S (240).
+ * MEDIA_BENCH_LATENCY_N (100), MEDIA_BENCH_WORKERS ("1,2,4"; empty runs the latency phase alone),
+ * MEDIA_BENCH_CONCURRENCY (4), MEDIA_BENCH_TIME_LIMIT_S (240), BENCH_PRUNE_STORE (1; 0 keeps every
+ * document, see store-pruner.ts), KEEP (1 keeps the scratch folder with the processes' logs).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
