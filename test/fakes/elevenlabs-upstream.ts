@@ -19,7 +19,7 @@ import {
   validationError,
 } from './elevenlabs-fake-answers.ts';
 import { BehaviourScript } from './fake-behaviour.ts';
-import { formOf, header, json, jsonOf, type MediaReply, sleep, writeReply } from './media-fake-kit.ts';
+import { answerScripted, formOf, header, json, jsonOf, type MediaReply } from './media-fake-kit.ts';
 
 export interface ElevenLabsUpstreamOptions {
   /** The key the fake accepts (default `test-elevenlabs-key`). */
@@ -102,18 +102,8 @@ export async function startElevenLabsUpstream(
   const upstream = await startFakeUpstream(async (request, res) => {
     const behaviour = script.take();
     const denied = authReply(request, apiKey);
-    if (denied) return writeReply(res, denied, { kind: 'ok' }, statusReply(500));
-    if (behaviour.kind === 'status') {
-      return writeReply(
-        res,
-        statusReply(behaviour.status, behaviour.retryAfterSeconds),
-        behaviour,
-        statusReply(500),
-      );
-    }
-    if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
     const url = new URL(request.url, 'http://fake.invalid');
-    await writeReply(res, await route(request, url), behaviour, statusReply(500));
+    await answerScripted(res, behaviour, denied, statusReply, () => route(request, url));
   });
   return { url: upstream.url, requests: upstream.requests, script, close: () => upstream.close() };
 }

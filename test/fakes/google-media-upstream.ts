@@ -16,7 +16,7 @@ import { BehaviourScript } from './fake-behaviour.ts';
 import { authError, statusError } from './google-errors.ts';
 import { errorBody, geminiImageAnswer, imagenAnswer, invalidArgument } from './google-media-answers.ts';
 import { FakeVeoOperations, type VeoFakeOptions } from './google-media-operations.ts';
-import { header, json, jsonOf, type MediaReply, sleep, writeReply } from './media-fake-kit.ts';
+import { answerScripted, header, json, jsonOf, type MediaReply } from './media-fake-kit.ts';
 
 export interface GoogleMediaUpstreamOptions extends VeoFakeOptions {
   /** The key the fake accepts (default `test-gemini-key`). */
@@ -81,17 +81,7 @@ export async function startGoogleMediaUpstream(
     const behaviour = script.take();
     const url = new URL(request.url, `http://${request.headers.host ?? '127.0.0.1'}`);
     const denied = authReply(request, url.searchParams, apiKey);
-    if (denied) return writeReply(res, denied, { kind: 'ok' }, statusReply(500));
-    if (behaviour.kind === 'status') {
-      return writeReply(
-        res,
-        statusReply(behaviour.status, behaviour.retryAfterSeconds),
-        behaviour,
-        statusReply(500),
-      );
-    }
-    if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
-    await writeReply(res, route(request, url, operations), behaviour, statusReply(500));
+    await answerScripted(res, behaviour, denied, statusReply, () => route(request, url, operations));
   });
   return { url: upstream.url, requests: upstream.requests, script, close: () => upstream.close() };
 }

@@ -95,6 +95,27 @@ export async function writeReply(
   if (behaviour.kind === 'fail-mid-stream') res.socket?.destroy();
 }
 
+/**
+ * How a media fake answers one request: a refused credential (`denied`), else the scripted status
+ * or delay, else what `route` answers, written as the behaviour says. `statusReply` is the
+ * provider's own error answer for a status.
+ */
+export async function answerScripted(
+  res: ServerResponse,
+  behaviour: FakeBehaviour,
+  denied: MediaReply | undefined | null,
+  statusReply: (status: number, retryAfterSeconds?: number) => MediaReply,
+  route: () => MediaReply | Promise<MediaReply>,
+): Promise<void> {
+  if (denied) return writeReply(res, denied, { kind: 'ok' }, statusReply(500));
+  if (behaviour.kind === 'status') {
+    const reply = statusReply(behaviour.status, behaviour.retryAfterSeconds);
+    return writeReply(res, reply, behaviour, statusReply(500));
+  }
+  if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
+  await writeReply(res, await route(), behaviour, statusReply(500));
+}
+
 /** A small deterministic hash of a text, for ids and seeds. */
 export function hashOf(text: string): string {
   let hash = 0x811c9dc5;

@@ -12,7 +12,7 @@
  */
 import { type RecordedRequest, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { BehaviourScript } from './fake-behaviour.ts';
-import { header, jsonOf, type MediaReply, sleep, writeReply } from './media-fake-kit.ts';
+import { answerScripted, header, jsonOf, type MediaReply, writeReply } from './media-fake-kit.ts';
 import { FakeRunwayTasks, type RunwayTaskOptions, runwayError } from './runway-fake-tasks.ts';
 
 export const RUNWAY_VERSION = '2024-11-06';
@@ -84,17 +84,7 @@ export async function startRunwayUpstream(options: RunwayUpstreamOptions = {}): 
       );
     }
     const denied = authReply(request, apiKey);
-    if (denied) return writeReply(res, denied, { kind: 'ok' }, statusReply(500));
-    if (behaviour.kind === 'status') {
-      return writeReply(
-        res,
-        statusReply(behaviour.status, behaviour.retryAfterSeconds),
-        behaviour,
-        statusReply(500),
-      );
-    }
-    if (behaviour.kind === 'slow') await sleep(behaviour.delayMs);
-    await writeReply(res, route(request, url, tasks), behaviour, statusReply(500));
+    await answerScripted(res, behaviour, denied, statusReply, () => route(request, url, tasks));
   });
   return { url: upstream.url, requests: upstream.requests, script, close: () => upstream.close() };
 }
