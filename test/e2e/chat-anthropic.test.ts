@@ -3,26 +3,17 @@
  * the client: the gateway translates both ways and the client never sees Anthropic's format.
  */
 import type OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAKE_SEARCH_RESULTS } from '../fakes/anthropic-upstream-answer.ts';
 import {
   collectChatStream,
-  type GatewayWithFakes,
   lastBody,
   serviceOf,
-  startGatewayWithFakes,
+  useGatewayWithFakes,
 } from '../helpers/gateway-with-fakes.ts';
 
 const MODEL = 'anthropic/claude-sonnet-4-5';
-let g: GatewayWithFakes;
-let client: OpenAI;
-
-beforeAll(async () => {
-  g = await startGatewayWithFakes({ anthropic: { cacheReadInputTokens: 3 } });
-  client = (await g.fundedClient()).client;
-});
-afterAll(() => g.close());
-beforeEach(() => g.resetScripts());
+const { g, client } = useGatewayWithFakes({ anthropic: { cacheReadInputTokens: 3 } });
 
 const lookupTool = {
   type: 'function' as const,

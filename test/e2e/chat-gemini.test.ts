@@ -3,25 +3,16 @@
  * the official `openai` SDK as the client.
  */
 import type OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   collectChatStream,
-  type GatewayWithFakes,
   lastBody,
   serviceOf,
-  startGatewayWithFakes,
+  useGatewayWithFakes,
 } from '../helpers/gateway-with-fakes.ts';
 
 const MODEL = 'google/gemini-2.5-flash';
-let g: GatewayWithFakes;
-let client: OpenAI;
-
-beforeAll(async () => {
-  g = await startGatewayWithFakes();
-  client = (await g.fundedClient()).client;
-});
-afterAll(() => g.close());
-beforeEach(() => g.resetScripts());
+const { g, client } = useGatewayWithFakes();
 
 const searchTool = {
   type: 'function' as const,

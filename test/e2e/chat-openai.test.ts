@@ -3,30 +3,18 @@
  * `reasoning_content`), with the official `openai` SDK as the client.
  */
 import type OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAKE_CITATION_URL, FAKE_REASONING_TOKENS } from '../fakes/openai-fake-answers.ts';
 import {
   collectChatStream,
-  type FundedClient,
-  type GatewayWithFakes,
   lastBody,
   rawPost,
   serviceOf,
   sseDataLines,
-  startGatewayWithFakes,
+  useGatewayWithFakes,
 } from '../helpers/gateway-with-fakes.ts';
 
-let g: GatewayWithFakes;
-let funded: FundedClient;
-let client: OpenAI;
-
-beforeAll(async () => {
-  g = await startGatewayWithFakes();
-  funded = await g.fundedClient();
-  client = funded.client;
-});
-afterAll(() => g.close());
-beforeEach(() => g.resetScripts());
+const { g, funded, client } = useGatewayWithFakes();
 
 const weatherTool = {
   type: 'function' as const,

@@ -1,29 +1,8 @@
-/**
- * `POST /v1/embeddings` through the gateway to the fake OpenAI and Gemini upstreams, with the
- * official SDK, whose default call asks for base64 and decodes it to numbers.
- */
-import type OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeVector } from '../fakes/openai-fake-answers.ts';
-import {
-  type FundedClient,
-  type GatewayWithFakes,
-  lastBody,
-  serviceOf,
-  startGatewayWithFakes,
-} from '../helpers/gateway-with-fakes.ts';
+import { lastBody, serviceOf, useGatewayWithFakes } from '../helpers/gateway-with-fakes.ts';
 
-let g: GatewayWithFakes;
-let funded: FundedClient;
-let client: OpenAI;
-
-beforeAll(async () => {
-  g = await startGatewayWithFakes();
-  funded = await g.fundedClient();
-  client = funded.client;
-});
-afterAll(() => g.close());
-beforeEach(() => g.resetScripts());
+const { g, funded, client } = useGatewayWithFakes();
 
 function decodeFloat32(base64: string): number[] {
   const bytes = Buffer.from(base64, 'base64');

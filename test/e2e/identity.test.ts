@@ -4,25 +4,10 @@
  * `X-Service-Identity: off|false|0`. Checked on what each fake upstream actually received.
  */
 import type OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type FundedClient,
-  type GatewayWithFakes,
-  lastBody,
-  patchKey,
-  sdkClient,
-  startGatewayWithFakes,
-} from '../helpers/gateway-with-fakes.ts';
+import { describe, expect, it } from 'vitest';
+import { lastBody, patchKey, sdkClient, useGatewayWithFakes } from '../helpers/gateway-with-fakes.ts';
 
-let g: GatewayWithFakes;
-let funded: FundedClient;
-
-beforeAll(async () => {
-  g = await startGatewayWithFakes();
-  funded = await g.fundedClient();
-});
-afterAll(() => g.close());
-beforeEach(() => g.resetScripts());
+const { g, funded } = useGatewayWithFakes();
 
 /** The system text each upstream received for the last request, in its own wire format. */
 const receivedSystem = {

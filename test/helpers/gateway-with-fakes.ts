@@ -6,6 +6,7 @@
  * Clients are the official `openai` SDK, as the spec promises existing clients work unchanged.
  */
 import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import {
   ANTHROPIC_FAKE_KEY,
   type AnthropicUpstream,
@@ -21,6 +22,7 @@ import {
 } from '../fakes/openai-upstream.ts';
 import { admin, type CreatedKey, createFundedKey, TEST_ADMIN_TOKEN } from './admin-client.ts';
 import type { RecordedRequest } from './fake-upstream.ts';
+import { lateBound, made } from './late-bound.ts';
 import { type ListeningApp, startListeningApp } from './listening-app.ts';
 
 export const GEMINI_FAKE_KEY = 'test-gemini-key';
@@ -185,4 +187,30 @@ export async function collectChatStream(
     text += chunk.choices[0]?.delta.content ?? '';
   }
   return { text, chunks };
+}
+
+/**
+ * The gateway and a funded client of a test file: started before its tests, closed after them, the
+ * fakes' scripts cleared before each test.
+ */
+export function useGatewayWithFakes(options: GatewayWithFakesOptions = {}): {
+  g: GatewayWithFakes;
+  funded: FundedClient;
+  client: OpenAI;
+} {
+  let g: GatewayWithFakes | undefined;
+  let funded: FundedClient | undefined;
+  beforeAll(async () => {
+    g = await startGatewayWithFakes(options);
+    funded = await g.fundedClient();
+  });
+  afterAll(async () => {
+    await g?.close();
+  });
+  beforeEach(() => g?.resetScripts());
+  return {
+    g: lateBound(() => made(g, 'the gateway')),
+    funded: lateBound(() => made(funded, 'the funded client')),
+    client: lateBound(() => made(funded, 'the funded client').client),
+  };
 }

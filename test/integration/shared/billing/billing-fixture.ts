@@ -13,6 +13,7 @@ import type { Config } from '../../../../shared/src/config/config.ts';
 import { connectMongo, ensureIndexes } from '../../../../shared/src/mongo/mongo.ts';
 import { createRedis } from '../../../../shared/src/redis/redis.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
+import { lateBound, made } from '../../../helpers/late-bound.ts';
 import { testConfig, uniqueSuffix } from '../../../helpers/test-config.ts';
 
 /** A settable clock for tests that move time (leases, billing days). */
@@ -112,10 +113,7 @@ export function freshId(kind: string): string {
  */
 export function useBillingFixture(options: FixtureOptions = {}): BillingFixture {
   let created: BillingFixture | undefined;
-  const current = (): BillingFixture => {
-    if (created === undefined) throw new Error('the billing fixture is used before beforeAll made it');
-    return created;
-  };
+  const current = () => made(created, 'the billing fixture');
   beforeAll(async () => {
     created = await billingFixture(options);
   });
@@ -126,5 +124,5 @@ export function useBillingFixture(options: FixtureOptions = {}): BillingFixture 
   afterAll(async () => {
     await created?.close();
   });
-  return new Proxy({} as BillingFixture, { get: (_target, name) => Reflect.get(current(), name) });
+  return lateBound(current);
 }
