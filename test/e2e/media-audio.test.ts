@@ -6,7 +6,7 @@
  * upload. The wallet goes down by exactly the reported cost.
  */
 import { toFile } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mediaCostMicros } from '../../shared/src/billing/media-pricing.ts';
 import type { ModelPricing } from '../../shared/src/catalogue/catalogue.ts';
 import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
@@ -16,23 +16,11 @@ import {
   costMicros,
   ELEVENLABS_FAKE_KEY,
   GROQ_FAKE_KEY,
-  type MediaClient,
-  type MediaGateway,
   serviceOf,
-  startMediaGateway,
+  useMediaGateway,
 } from '../helpers/media-gateway.ts';
 
-let m: MediaGateway;
-let user: MediaClient;
-
-beforeAll(async () => {
-  m = await startMediaGateway();
-  await m.startWorker({ WORKER_QUEUES: 'speech,transcription' });
-  user = await m.fundedClient();
-});
-afterAll(async () => {
-  await m?.close();
-});
+const { m, user } = useMediaGateway({}, { WORKER_QUEUES: 'speech,transcription' });
 
 const VOICE_ID = '21m00Tcm4TlvDq8ikWAM';
 

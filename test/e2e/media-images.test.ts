@@ -3,27 +3,11 @@
  * fake OpenAI (gpt-image-1, dall-e-3) and Google (Imagen) upstreams. Each answer is the spec's
  * ImageResponse with base64 PNGs, and the wallet goes down by exactly `service.cost`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '../fakes/media-files.ts';
-import {
-  costMicros,
-  type MediaClient,
-  type MediaGateway,
-  serviceOf,
-  startMediaGateway,
-} from '../helpers/media-gateway.ts';
+import { costMicros, type MediaClient, serviceOf, useMediaGateway } from '../helpers/media-gateway.ts';
 
-let m: MediaGateway;
-let user: MediaClient;
-
-beforeAll(async () => {
-  m = await startMediaGateway();
-  await m.startWorker({ WORKER_QUEUES: 'image' });
-  user = await m.fundedClient();
-});
-afterAll(async () => {
-  await m?.close();
-});
+const { m, user } = useMediaGateway({}, { WORKER_QUEUES: 'image' });
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(b64: string | undefined): { width: number; height: number } {

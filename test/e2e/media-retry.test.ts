@@ -5,29 +5,15 @@
  * client, and a rejection of the request (400) is not retried. None of the failures is charged.
  */
 import { APIError } from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  costMicros,
-  jobIdOf,
-  type MediaClient,
-  type MediaGateway,
-  serviceOf,
-  startMediaGateway,
-} from '../helpers/media-gateway.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { costMicros, jobIdOf, serviceOf, useMediaGateway } from '../helpers/media-gateway.ts';
 
-let m: MediaGateway;
-let user: MediaClient;
-
-beforeAll(async () => {
-  m = await startMediaGateway({ apiEnv: { MEDIA_WAIT_TIMEOUT_MS: '15000' } });
-  await m.startWorker({ WORKER_QUEUES: 'image,speech' });
-  user = await m.fundedClient();
-});
+const { m, user } = useMediaGateway(
+  { apiEnv: { MEDIA_WAIT_TIMEOUT_MS: '15000' } },
+  { WORKER_QUEUES: 'image,speech' },
+);
 beforeEach(() => {
   m.fakes.openai.script.reset();
-});
-afterAll(async () => {
-  await m?.close();
 });
 
 const calls = (path: string) => m.fakes.openai.requests.filter((r) => r.url === path).length;

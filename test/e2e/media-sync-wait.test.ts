@@ -6,32 +6,19 @@
  * discarded.
  */
 import { APIError, APIUserAbortError } from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { mediaKeys } from '../../shared/src/media-jobs/media-storage.ts';
-import {
-  jobIdOf,
-  type MediaClient,
-  type MediaGateway,
-  startMediaGateway,
-  waitUntil,
-} from '../helpers/media-gateway.ts';
+import { jobIdOf, useMediaGateway, waitUntil } from '../helpers/media-gateway.ts';
 
 const WAIT_MS = 1_500;
 const SLOW = { kind: 'slow', delayMs: 3_500 } as const;
 
-let m: MediaGateway;
-let user: MediaClient;
-
-beforeAll(async () => {
-  m = await startMediaGateway({ apiEnv: { MEDIA_WAIT_TIMEOUT_MS: String(WAIT_MS) } });
-  await m.startWorker({ WORKER_QUEUES: 'image,speech' });
-  user = await m.fundedClient();
-});
+const { m, user } = useMediaGateway(
+  { apiEnv: { MEDIA_WAIT_TIMEOUT_MS: String(WAIT_MS) } },
+  { WORKER_QUEUES: 'image,speech' },
+);
 beforeEach(() => {
   m.fakes.openai.script.reset();
-});
-afterAll(async () => {
-  await m?.close();
 });
 
 const calls = (path: string) => m.fakes.openai.requests.filter((r) => r.url === path).length;

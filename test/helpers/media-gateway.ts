@@ -6,6 +6,7 @@
  * the call.
  */
 import OpenAI from 'openai';
+import { afterAll, beforeAll } from 'vitest';
 import { irtToMicros } from '../../shared/src/billing/money.ts';
 import type { QueueName } from '../../shared/src/jobs/queue-names.ts';
 import type { MediaJob, MediaKind } from '../../shared/src/media-jobs/media-job.ts';
@@ -20,6 +21,7 @@ import {
 } from '../fakes/openai-media-upstream.ts';
 import { DEFAULT_FAKE_KEY } from '../fakes/openai-upstream.ts';
 import { type CreatedKey, createFundedKey, TEST_ADMIN_TOKEN } from './admin-client.ts';
+import { lateBound, made } from './late-bound.ts';
 import { type ListeningApp, startListeningApp } from './listening-app.ts';
 import { type SpawnedEntry, spawnEntry } from './spawn-entry.ts';
 import { testEnvironment } from './test-config.ts';
@@ -200,4 +202,25 @@ export function serviceOf(value: unknown): { model?: string; cost: number; curre
 export function jobIdOf(kind: MediaKind, requestId: string | null | undefined): string {
   if (requestId === null || requestId === undefined) throw new Error('the answer has no X-Request-Id');
   return mediaJobIdFor(kind, requestId);
+}
+
+/**
+ * The media gateway of a test file, a worker process with `workerEnv`, and a funded user: started
+ * before its tests and closed after them.
+ */
+export function useMediaGateway(
+  options: MediaGatewayOptions,
+  workerEnv: Record<string, string>,
+): { m: MediaGateway; user: MediaClient } {
+  let m: MediaGateway | undefined;
+  let user: MediaClient | undefined;
+  beforeAll(async () => {
+    m = await startMediaGateway(options);
+    await m.startWorker(workerEnv);
+    user = await m.fundedClient();
+  });
+  afterAll(async () => {
+    await m?.close();
+  });
+  return { m: lateBound(() => made(m, 'the media gateway')), user: lateBound(() => made(user, 'the user')) };
 }
