@@ -144,11 +144,6 @@ export async function clearMarkers<T extends Document & { _id: string }>(
     for (const marker of markers) unset[`pending.${marker}`] = '';
     return { updateOne: { filter: { _id: id } as Filter<T>, update: { $unset: unset } as UpdateFilter<T> } };
   });
-  if (operations.length === 1) {
-    const [{ updateOne }] = operations as [{ updateOne: { filter: Filter<T>; update: UpdateFilter<T> } }];
-    await collection.updateOne(updateOne.filter, updateOne.update);
-    return;
-  }
   await collection.bulkWrite(operations, { ordered: false });
 }
 
