@@ -22,7 +22,8 @@ let g: GatewayWithFakes;
 let funded: FundedClient;
 /**
  * An OpenAI-compatible upstream (as Mistral) that streams two chunks then stalls, or never answers
- * a non-streamed request; it counts the requests the gateway closed.
+ * a non-streamed request; it counts the requests the gateway closed. Asked for `ONE_READ`, it
+ * sends the two chunks and an error event in one write and ends.
  */
 let staller: FakeUpstream;
 let stallerClosed = 0;
@@ -37,7 +38,13 @@ beforeAll(async () => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     const chunk = (delta: Record<string, unknown>) =>
       `data: ${JSON.stringify({ id: 'cmpl-stall', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
-    response.write(chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Echo: ' }));
+    const chunks = chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Echo: ' });
+    if (request.body.includes(ONE_READ)) {
+      const error = { error: { message: 'Service unavailable.', type: 'server_error', code: null } };
+      response.end(`${chunks}data: ${JSON.stringify(error)}\n\n`);
+      return;
+    }
+    response.write(chunks);
   });
   g = await startGatewayWithFakes({
     env: { MISTRAL_BASE_URL: `${staller.url}/v1`, MISTRAL_API_KEY: 'test-mistral-key' },
@@ -52,6 +59,7 @@ afterAll(async () => {
 beforeEach(() => g.resetScripts());
 
 type Fake = 'openai' | 'anthropic' | 'gemini';
+const ONE_READ = 'chunks and error in one read';
 
 async function rawStream(model: string, content: string) {
   const body = JSON.stringify({
@@ -95,6 +103,19 @@ describe('a failure after the stream started', () => {
     expect(lines.slice(errorAt + 1)).toEqual(['[DONE]']);
     // No usage chunk: the request failed.
     expect(lines.some((l) => l !== '[DONE]' && 'usage' in l && l.usage)).toBe(false);
+    expect(await g.balance(funded.accountId)).toBe(before);
+  });
+
+  it('chunks and an error event arriving in one read: the chunks first, then the error, no charge', async () => {
+    const before = await g.balance(funded.accountId);
+    const lines = await rawStream('mistral/mistral-small-latest', ONE_READ);
+    type Chunk = { choices?: Array<{ delta?: { content?: string } }> };
+    const contents = lines.map((line) =>
+      line === '[DONE]' ? undefined : (line as Chunk).choices?.[0]?.delta?.content,
+    );
+    expect(contents.slice(0, 2)).toEqual(['', 'Echo: ']);
+    expect(lines[2]).toMatchObject({ error: { type: 'upstream_error', code: 500 } });
+    expect(lines.slice(3)).toEqual(['[DONE]']);
     expect(await g.balance(funded.accountId)).toBe(before);
   });
 
