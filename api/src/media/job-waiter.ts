@@ -12,6 +12,22 @@ export type WaitOutcome =
   | { readonly ended: null; readonly reason: 'timeout' | 'aborted' };
 
 /**
+ * What a worker's completion event said of the job (the processor's return value), passed to the
+ * waiter's `read`: it lets the caller skip reading the document back when the event already tells
+ * how the job ended. Absent on the fallback poll and on failures.
+ */
+export type CompletionHint = Readonly<Record<string, unknown>> | undefined;
+
+export interface WaitRequest {
+  /** Starts the job (enqueues it); runs once the waiter listens, so no event can come before. */
+  readonly start: () => Promise<void>;
+  /** The job as it stands, given what the event that woke the waiter said (if anything). */
+  readonly read: (hint: CompletionHint) => Promise<MediaJob | null>;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+}
+
+/**
  * Lets an api request wait for its media job: one BullMQ QueueEvents listener per queue (shared by
  * all requests of the process) wakes the waiter of a job when the job completes or fails; the job
  * document, re-read then, is the source of truth.
@@ -19,14 +35,14 @@ export type WaitOutcome =
 export class JobWaiter {
   readonly #connections: Redis[] = [];
   readonly #events: QueueEvents[] = [];
-  readonly #wakers = new Map<string, Set<() => void>>();
+  readonly #wakers = new Map<string, Set<Waker>>();
 
   constructor(redisUrl: string, prefix: string, queues: readonly QueueName[]) {
     for (const queue of queues) {
       const connection = createRedis(redisUrl, { forBullmq: true, connectionName: `api-events-${queue}` });
       const events = new QueueEvents(queue, { connection, prefix });
-      events.on('completed', ({ jobId }) => this.#wake(jobId));
-      events.on('failed', ({ jobId }) => this.#wake(jobId));
+      events.on('completed', ({ jobId, returnvalue }) => this.#wake(jobId, hintOf(returnvalue)));
+      events.on('failed', ({ jobId }) => this.#wake(jobId, undefined));
       events.on('error', () => undefined);
       this.#connections.push(connection);
       this.#events.push(events);
@@ -37,20 +53,30 @@ export class JobWaiter {
     await Promise.all(this.#events.map((events) => events.waitUntilReady()));
   }
 
-  /** Resolves once `read()` shows the job left `queued`/`running`, or on timeout or abort. */
-  async waitForEnd(
-    jobId: string,
-    read: () => Promise<MediaJob | null>,
-    timeoutMs: number,
-    signal: AbortSignal,
-  ): Promise<WaitOutcome> {
+  /**
+   * Listens for the job's end, starts it, and resolves once `read()` shows it left
+   * `queued`/`running`, or on timeout or abort. The job is read on each wake-up (and every
+   * FALLBACK_POLL_MS without one), not right after starting it: it cannot have ended unseen then.
+   */
+  async waitForEnd(jobId: string, request: WaitRequest): Promise<WaitOutcome> {
+    const { read, timeoutMs, signal } = request;
     const deadline = Date.now() + timeoutMs;
+    let start: (() => Promise<void>) | null = request.start;
+    let hint: CompletionHint;
     for (;;) {
       if (signal.aborted) return { ended: null, reason: 'aborted' };
       const left = deadline - Date.now();
-      // Listen before reading, so an event between the read and the wait is not missed.
+      // Listen before starting or reading, so an event in between is not missed.
       const next = this.#nextSignal(jobId, Math.max(0, Math.min(left, FALLBACK_POLL_MS)), signal);
-      const job = await read();
+      let job: MediaJob | null = null;
+      try {
+        if (start === null) job = await read(hint);
+        else await start();
+      } catch (err) {
+        next.cancel();
+        throw err;
+      }
+      start = null;
       if (job !== null && job.status !== 'queued' && job.status !== 'running') {
         next.cancel();
         return { ended: job };
@@ -59,7 +85,7 @@ export class JobWaiter {
         next.cancel();
         return { ended: null, reason: 'timeout' };
       }
-      await next.signalled;
+      hint = await next.signalled;
     }
   }
 
@@ -73,26 +99,35 @@ export class JobWaiter {
     jobId: string,
     waitMs: number,
     signal: AbortSignal,
-  ): { signalled: Promise<void>; cancel(): void } {
-    let done: () => void = () => undefined;
-    const signalled = new Promise<void>((resolve) => {
-      const wakers = this.#wakers.get(jobId) ?? new Set<() => void>();
+  ): { signalled: Promise<CompletionHint>; cancel(): void } {
+    let done: (hint?: CompletionHint) => void = () => undefined;
+    const signalled = new Promise<CompletionHint>((resolve) => {
+      const wakers = this.#wakers.get(jobId) ?? new Set<Waker>();
       this.#wakers.set(jobId, wakers);
-      done = () => {
+      const stop = () => done();
+      done = (hint?: CompletionHint) => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', done);
+        signal.removeEventListener('abort', stop);
         wakers.delete(done);
         if (wakers.size === 0) this.#wakers.delete(jobId);
-        resolve();
+        resolve(hint);
       };
-      const timer = setTimeout(done, waitMs);
-      signal.addEventListener('abort', done, { once: true });
+      const timer = setTimeout(stop, waitMs);
+      signal.addEventListener('abort', stop, { once: true });
       wakers.add(done);
     });
     return { signalled, cancel: () => done() };
   }
 
-  #wake(jobId: string): void {
-    for (const wake of [...(this.#wakers.get(jobId) ?? [])]) wake();
+  #wake(jobId: string, hint: CompletionHint): void {
+    for (const wake of [...(this.#wakers.get(jobId) ?? [])]) wake(hint);
   }
+}
+
+type Waker = (hint?: CompletionHint) => void;
+
+function hintOf(returnvalue: unknown): CompletionHint {
+  return typeof returnvalue === 'object' && returnvalue !== null
+    ? (returnvalue as Readonly<Record<string, unknown>>)
+    : undefined;
 }

@@ -3,6 +3,7 @@ import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { AppError, type ErrorType } from '../../../shared/src/errors/app-error.ts';
 import { enqueueMediaJob, type Queues } from '../../../shared/src/jobs/job-catalogue.ts';
+import { resultOfReturn } from '../../../shared/src/media-jobs/job-return.ts';
 import type { MediaJob, MediaJobRequest, MediaJobResult } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { type MediaStorage, mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
@@ -58,17 +59,21 @@ export async function runSyncJob<T = undefined>(
   const { admission, model } = input;
   const jobId = admission.holdId;
   const record = { id: jobId, accountId: admission.key.accountId, keyId: admission.key.id, model: model.id };
-  await deps.jobs.insertQueued(
+  const queued = await deps.jobs.insertQueued(
     { ...record, request: input.request, holdMicros: admission.estimateMicros, deadlineAt: null },
     deps.now(),
   );
-  await enqueueMediaJob(deps.queues, input.request.kind, jobId);
-  const outcome = await deps.waiter.waitForEnd(
-    jobId,
-    () => deps.jobs.findById(jobId),
-    deps.waitTimeoutMs,
-    input.signal,
-  );
+  const kind = input.request.kind;
+  const outcome = await deps.waiter.waitForEnd(jobId, {
+    start: () => enqueueMediaJob(deps.queues, kind, jobId),
+    read: async (hint) => {
+      // The worker's completion event carries the result it recorded: no need to read it back.
+      const result = resultOfReturn(hint, kind);
+      return result === null ? deps.jobs.findById(jobId) : { ...queued, status: 'completed', result };
+    },
+    timeoutMs: deps.waitTimeoutMs,
+    signal: input.signal,
+  });
   if (outcome.ended === null) throw await abandon(deps, jobId, outcome.reason);
   const job = outcome.ended;
   if (job.status !== 'completed' || job.result === null) throw errorOf(job);

@@ -2,6 +2,7 @@ import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { AppError } from '../../../shared/src/errors/app-error.ts';
 import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
+import { completedReturn, type MediaJobReturn } from '../../../shared/src/media-jobs/job-return.ts';
 import type {
   MediaJob,
   MediaJobError,
@@ -50,7 +51,7 @@ export async function runMediaJob(
   bullJob: Job<MediaJobPayload>,
   token: string | undefined,
   work: MediaWork,
-): Promise<{ status: string }> {
+): Promise<MediaJobReturn> {
   const log = deps.logger.child({ jobId: bullJob.data.jobId, kind });
   const job = await deps.jobs.markRunning(bullJob.data.jobId, deps.now());
   if (job === null) return { status: (await deps.jobs.findById(bullJob.data.jobId))?.status ?? 'missing' };
@@ -90,7 +91,7 @@ export async function runMediaJob(
     await deps.storage.remove(completion.storedKeys);
     return { status: 'discarded' };
   }
-  return { status: 'completed' };
+  return completedReturn(completion.result);
 }
 
 async function fail(deps: MediaWorkerDeps, job: MediaJob, error: MediaJobError): Promise<void> {

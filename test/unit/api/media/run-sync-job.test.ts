@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AdmissionContext } from '../../../../api/src/admission/admission-context.ts';
-import type { JobWaiter } from '../../../../api/src/media/job-waiter.ts';
+import type { CompletionHint, JobWaiter, WaitRequest } from '../../../../api/src/media/job-waiter.ts';
 import { type MediaDeps, runSyncJob } from '../../../../api/src/media/run-sync-job.ts';
 import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
 import type { Queues } from '../../../../shared/src/jobs/job-catalogue.ts';
@@ -32,20 +32,36 @@ const completed: MediaJob = {
   expiresAt: null,
 } as MediaJob;
 
-function setup(settle: () => Promise<unknown>) {
+function setup(settle: () => Promise<unknown>, hint?: CompletionHint) {
   const calls: string[] = [];
+  const queued: MediaJob = { ...completed, status: 'queued', result: null };
   const deps = {
     jobs: {
-      insertQueued: async () => completed,
-      findById: async () => completed,
+      insertQueued: async () => queued,
+      findById: async () => {
+        calls.push('findById');
+        return completed;
+      },
       markDelivered: async () => {
         calls.push('markDelivered');
         return { ...completed, status: 'delivered' };
       },
     } as unknown as MediaJobsRepository,
     storage: {} as MediaStorage,
-    queues: { image: { add: async () => undefined } } as unknown as Queues,
-    waiter: { waitForEnd: async () => ({ ended: completed }) } as unknown as JobWaiter,
+    queues: {
+      image: {
+        add: async () => {
+          calls.push('enqueue');
+        },
+      },
+    } as unknown as Queues,
+    // Starts the job, then reads it as woken by a completion event carrying `hint`.
+    waiter: {
+      waitForEnd: async (_id: string, wait: WaitRequest) => {
+        await wait.start();
+        return { ended: await wait.read(hint) };
+      },
+    } as unknown as JobWaiter,
     billing: { settle: settle as never },
     waitTimeoutMs: 1_000,
     now: () => now,
@@ -77,7 +93,34 @@ describe('runSyncJob', () => {
     expect(delivered.read).toBe('bytes');
     expect(delivered.job.status).toBe('delivered');
     expect(admission.settled).toBe(true);
-    expect(calls.sort()).toEqual(['markDelivered', 'read', 'settle']);
+    expect(calls.sort()).toEqual(['enqueue', 'findById', 'markDelivered', 'read', 'settle']);
+  });
+
+  it('takes the result from the completion event when it carries one, without reading the job back', async () => {
+    const hint = { status: 'completed', result: completed.result };
+    const { deps, admission, calls } = setup(async () => calls.push('settle'), hint);
+    const results: unknown[] = [];
+    const delivered = await runSyncJob(deps, {
+      request,
+      model,
+      admission,
+      signal: new AbortController().signal,
+      readResult: async (result) => results.push(result),
+    });
+    expect(results).toEqual([completed.result]);
+    expect(delivered.result).toEqual(completed.result);
+    expect(calls.sort()).toEqual(['enqueue', 'markDelivered', 'settle']);
+  });
+
+  it('reads the job back when the event carries a result of another kind, or none', async () => {
+    for (const hint of [
+      { status: 'completed', result: { kind: 'speech', key: 'k', characters: 3 } },
+      { status: 'discarded' },
+    ]) {
+      const { deps, admission, calls } = setup(async () => calls.push('settle'), hint);
+      await runSyncJob(deps, { request, model, admission, signal: new AbortController().signal });
+      expect(calls).toContain('findById');
+    }
   });
 
   it('a failed charge fails the request, leaves the hold to be released and discards what was read', async () => {

@@ -1,0 +1,129 @@
+/**
+ * The api's waiter for synchronous media jobs, over real Redis and BullMQ: it listens before the
+ * job is started, is woken by the worker's completion event and hands that event's return value to
+ * `read`; without an event it polls.
+ */
+import { type Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CompletionHint, JobWaiter } from '../../../api/src/media/job-waiter.ts';
+import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
+import { createRedis } from '../../../shared/src/redis/redis.ts';
+import { testConfig } from '../../helpers/test-config.ts';
+
+const config = testConfig();
+const prefix = config.queues.prefix;
+let connection: Redis;
+let queue: Queue;
+let waiter: JobWaiter;
+let worker: Worker;
+const answers = new Map<string, unknown>();
+
+beforeAll(async () => {
+  connection = createRedis(config.redis.url, { forBullmq: true });
+  queue = new Queue('image', { connection, prefix });
+  waiter = new JobWaiter(config.redis.url, prefix, ['image']);
+  await waiter.start();
+  const workerConnection = createRedis(config.redis.url, { forBullmq: true });
+  worker = new Worker('image', async (job: Job) => answers.get(job.id as string), {
+    connection: workerConnection,
+    prefix,
+  });
+  await worker.waitUntilReady();
+});
+
+afterAll(async () => {
+  await worker.close();
+  await waiter.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await connection.quit();
+});
+
+const job = (id: string, status: MediaJob['status']) => ({ id, status }) as MediaJob;
+
+describe('JobWaiter', () => {
+  it('starts the job after listening, reads only when woken, and passes the return value on', async () => {
+    const returned = { status: 'completed', result: { kind: 'image', images: [] } };
+    answers.set('w1', returned);
+    const order: string[] = [];
+    const hints: CompletionHint[] = [];
+    const outcome = await waiter.waitForEnd('w1', {
+      start: async () => {
+        order.push('start');
+        await queue.add('image.generate', { jobId: 'w1' }, { jobId: 'w1' });
+      },
+      read: async (hint) => {
+        order.push('read');
+        hints.push(hint);
+        return job('w1', 'completed');
+      },
+      timeoutMs: 5_000,
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toEqual({ ended: job('w1', 'completed') });
+    expect(order).toEqual(['start', 'read']);
+    expect(hints).toEqual([returned]);
+  });
+
+  it('a return value that is not an object gives no hint, and a running job is waited for', async () => {
+    answers.set('w2', 'done');
+    const hints: CompletionHint[] = [];
+    let reads = 0;
+    const outcome = await waiter.waitForEnd('w2', {
+      start: async () => {
+        await queue.add('image.generate', { jobId: 'w2' }, { jobId: 'w2', delay: 200 });
+      },
+      read: async (hint) => {
+        hints.push(hint);
+        reads += 1;
+        return job('w2', hint === undefined && reads === 1 ? 'running' : 'completed');
+      },
+      timeoutMs: 5_000,
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toEqual({ ended: job('w2', 'completed') });
+    expect(hints.at(-1)).toBeUndefined();
+  });
+
+  it('a failing start ends the wait with its error', async () => {
+    const boom = new Error('enqueue failed');
+    await expect(
+      waiter.waitForEnd('w3', {
+        start: () => Promise.reject(boom),
+        read: async () => null,
+        timeoutMs: 5_000,
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toBe(boom);
+  });
+
+  it('times out when the job never ends, having read it only on the fallback poll', async () => {
+    let reads = 0;
+    const started = Date.now();
+    const outcome = await waiter.waitForEnd('w4', {
+      start: async () => undefined,
+      read: async () => {
+        reads += 1;
+        return job('w4', 'queued');
+      },
+      timeoutMs: 300,
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toEqual({ ended: null, reason: 'timeout' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(reads).toBe(1);
+  });
+
+  it('an aborted signal ends the wait at once', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const outcome = await waiter.waitForEnd('w5', {
+      start: async () => undefined,
+      read: async () => job('w5', 'running'),
+      timeoutMs: 5_000,
+      signal: controller.signal,
+    });
+    expect(outcome).toEqual({ ended: null, reason: 'aborted' });
+  });
+});
