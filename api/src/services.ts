@@ -4,6 +4,7 @@ import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
+import { createMediaHandoff } from '../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaJobsRepository } from '../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
@@ -51,6 +52,11 @@ export async function createApiServices(
   const media: MediaDeps = {
     jobs: createMediaJobsRepository(connections.mongo.db),
     storage: createMediaStorage(connections.s3, config.s3.bucket),
+    handoff: createMediaHandoff(connections.redis, {
+      prefix: config.queues.prefix,
+      maxBytes: config.media.handoffMaxBytes,
+      logger,
+    }),
     queues,
     waiter,
     billing,

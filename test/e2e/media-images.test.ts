@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '../fakes/media-files.ts';
-import { costMicros, type MediaClient, serviceOf, useMediaGateway } from '../helpers/media-gateway.ts';
+import {
+  costMicros,
+  jobIdOf,
+  type MediaClient,
+  serviceOf,
+  useMediaGateway,
+} from '../helpers/media-gateway.ts';
 
 const { m, user } = useMediaGateway({}, { WORKER_QUEUES: 'image' });
 
@@ -89,5 +95,20 @@ describe('POST /v1/images/generations through a worker process', () => {
     expect(new Set(charges.map((c) => c.id)).size).toBe(5);
     for (const charge of charges) expect(charge.id).toMatch(/^img_/);
     expect(await m.gateway.services.billing.checkLedger()).toEqual([]);
+  });
+
+  it('answers with the short-lived Redis copies made by the worker, taken once, equal to the stored PNGs', async () => {
+    const { data, response } = await user.client.images
+      .generate({ model: 'openai/gpt-image-1', prompt: 'handed over', n: 2 })
+      .withResponse();
+    const job = await m.job(jobIdOf('image', response.headers.get('x-request-id')));
+    if (job?.result?.kind !== 'image') throw new Error('no image result recorded');
+    const { redis } = m.gateway.connections;
+    for (const [i, image] of job.result.images.entries()) {
+      expect(image.handoff).toMatch(/^[\w-]{22}$/);
+      expect(await redis.exists(`${m.gateway.config.queues.prefix}:media-handoff:${image.handoff}`)).toBe(0);
+      const stored = Buffer.from(await m.gateway.services.media.storage.getBytes(image.key));
+      expect(Buffer.from(data.data?.[i]?.b64_json ?? '', 'base64')).toEqual(stored);
+    }
   });
 });

@@ -36,6 +36,9 @@ async function expectNothingCharged(
   expect(bullJob?.returnvalue).toEqual({ status: 'discarded' });
   expect((await m.job(jobId))?.status).toBe('cancelled');
   expect(await m.gateway.services.media.storage.read(storedKey)).toBeNull();
+  // Nor does a short-lived Redis copy of its media stay behind (media-handoff.ts).
+  const copies = await m.gateway.connections.redis.keys(`${m.gateway.config.queues.prefix}:media-handoff:*`);
+  expect(copies).toEqual([]);
   expect(await m.balanceMicros(accountId)).toBe(before);
   expect((await m.charges(accountId)).map((c) => c.id)).not.toContain(jobId);
   expect(await m.gateway.services.billing.checkLedger()).toEqual([]);

@@ -4,7 +4,13 @@ import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts'
 import { AppError, type ErrorType } from '../../../shared/src/errors/app-error.ts';
 import { enqueueMediaJob, type Queues } from '../../../shared/src/jobs/job-catalogue.ts';
 import { resultOfReturn } from '../../../shared/src/media-jobs/job-return.ts';
-import type { MediaJob, MediaJobRequest, MediaJobResult } from '../../../shared/src/media-jobs/media-job.ts';
+import type { MediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
+import {
+  handoffsOf,
+  type MediaJob,
+  type MediaJobRequest,
+  type MediaJobResult,
+} from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { type MediaStorage, mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
 import { settleJobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
@@ -15,6 +21,8 @@ import type { JobWaiter } from './job-waiter.ts';
 export interface MediaDeps {
   readonly jobs: MediaJobsRepository;
   readonly storage: MediaStorage;
+  /** The workers' short-lived Redis copies of small results, taken instead of reading S3. */
+  readonly handoff: Pick<MediaHandoff, 'take' | 'drop'>;
   readonly queues: Queues;
   readonly waiter: JobWaiter;
   readonly billing: Pick<Billing, 'settle'>;
@@ -129,7 +137,11 @@ async function abandon(deps: MediaDeps, jobId: string, reason: 'timeout' | 'abor
   const cancelled = await deps.jobs.markCancelled(jobId, deps.now());
   if (cancelled === null) {
     const discarded = await deps.jobs.markDiscarded(jobId, deps.now());
-    if (discarded?.result) await deps.storage.remove(storedKeys(discarded.id, discarded.result));
+    if (discarded?.result)
+      await Promise.all([
+        deps.storage.remove(storedKeys(discarded.id, discarded.result)),
+        deps.handoff.drop(handoffsOf(discarded.result)),
+      ]);
   }
   if (reason === 'aborted')
     return new AppError(499, 'invalid_request_error', 'client_closed_request', 'The client went away.');

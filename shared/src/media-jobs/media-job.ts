@@ -34,9 +34,19 @@ export type MediaJobRequest =
   | { kind: 'transcription'; input: TranscriptionJobRequest }
   | { kind: 'video'; input: VideoRequest };
 
+/** The names of a result's short-lived Redis copies (media-handoff.ts). */
+export function handoffsOf(result: MediaJobResult): string[] {
+  if (result.kind !== 'image') return [];
+  return result.images.flatMap((image) => (image.handoff === undefined ? [] : [image.handoff]));
+}
+
 /** What a finished job produced (media bytes live in S3 under keys derived from the job id). */
 export type MediaJobResult =
-  | { kind: 'image'; images: Array<{ key: string; revisedPrompt: string | null }> }
+  | {
+      kind: 'image';
+      /** `handoff`: the name of a short-lived Redis copy of the PNG, when one was made (media-handoff.ts). */
+      images: Array<{ key: string; revisedPrompt: string | null; handoff?: string }>;
+    }
   | { kind: 'speech'; key: string; characters: number }
   | {
       kind: 'transcription';

@@ -3,6 +3,7 @@ import { startRecoveryLoop } from '../../../shared/src/billing/recovery-loop.ts'
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
+import { createMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import type { Connections } from '../../../shared/src/runtime/connections.ts';
@@ -24,6 +25,11 @@ export function createMediaWorkerDeps(
   const deps: MediaWorkerDeps = {
     jobs: createMediaJobsRepository(connections.mongo.db),
     storage: createMediaStorage(connections.s3, config.s3.bucket),
+    handoff: createMediaHandoff(connections.redis, {
+      prefix: config.queues.prefix,
+      maxBytes: config.media.handoffMaxBytes,
+      logger,
+    }),
     billing,
     client,
     catalogue,

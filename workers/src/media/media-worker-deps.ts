@@ -2,6 +2,7 @@ import type { Billing } from '../../../shared/src/billing/billing.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
+import type { MediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { MediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
@@ -10,6 +11,8 @@ import type { UpstreamClient } from '../../../shared/src/upstream/upstream-clien
 export interface MediaWorkerDeps {
   readonly jobs: MediaJobsRepository;
   readonly storage: MediaStorage;
+  /** Short-lived Redis copies of small results for the waiting api (S3 stays the durable copy). */
+  readonly handoff: MediaHandoff;
   readonly billing: Pick<Billing, 'settle' | 'release'>;
   readonly client: UpstreamClient;
   readonly catalogue: Pick<Catalogue, 'get'>;

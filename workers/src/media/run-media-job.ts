@@ -3,11 +3,12 @@ import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts'
 import { AppError } from '../../../shared/src/errors/app-error.ts';
 import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
 import { completedReturn, type MediaJobReturn } from '../../../shared/src/media-jobs/job-return.ts';
-import type {
-  MediaJob,
-  MediaJobError,
-  MediaJobResult,
-  MediaKind,
+import {
+  handoffsOf,
+  type MediaJob,
+  type MediaJobError,
+  type MediaJobResult,
+  type MediaKind,
 } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
 
@@ -88,7 +89,10 @@ export async function runMediaJob(
   );
   if (completed === null) {
     log.info('the job ended elsewhere before it completed; its media is discarded');
-    await deps.storage.remove(completion.storedKeys);
+    await Promise.all([
+      deps.storage.remove(completion.storedKeys),
+      deps.handoff.drop(handoffsOf(completion.result)),
+    ]);
     return { status: 'discarded' };
   }
   return completedReturn(completion.result);

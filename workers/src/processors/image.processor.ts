@@ -28,13 +28,19 @@ export function imageProcessor(deps: MediaWorkerDeps) {
         route.kind === 'demo' ? Promise.resolve(demoImages(input)) : generate(deps, route, input),
       );
       const keys = images.map((_, index) => mediaKeys.image(job.id, index));
-      await Promise.all(
-        images.map((image, index) => deps.storage.put(keys[index] as string, image.png, 'image/png')),
-      );
+      // The durable copies and the waiting api's short-lived ones, side by side.
+      const [, handoffs] = await Promise.all([
+        Promise.all(images.map((image, i) => deps.storage.put(keys[i] as string, image.png, 'image/png'))),
+        Promise.all(images.map((image) => deps.handoff.offer(image.png))),
+      ]);
       return {
         result: {
           kind: 'image',
-          images: images.map((image, i) => ({ key: keys[i] as string, revisedPrompt: image.revisedPrompt })),
+          images: images.map((image, i) => ({
+            key: keys[i] as string,
+            revisedPrompt: image.revisedPrompt,
+            ...(handoffs[i] ? { handoff: handoffs[i] } : {}),
+          })),
         },
         costMicros: null,
         storedKeys: keys,

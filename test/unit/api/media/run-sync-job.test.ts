@@ -48,6 +48,7 @@ function setup(settle: () => Promise<unknown>, hint?: CompletionHint) {
       },
     } as unknown as MediaJobsRepository,
     storage: {} as MediaStorage,
+    handoff: { take: async () => null, drop: async () => undefined },
     queues: {
       image: {
         add: async () => {
