@@ -203,6 +203,7 @@ async function startGateway(
       OPENAI_API_KEY: 'sk-bench-anything',
       ADMIN_TOKEN: adminToken,
       CATALOGUE_PATH: join(ROOT, 'bench', 'catalogue.json'),
+      ...(env.SETTLEMENT_FLUSH_MS === undefined ? {} : { SETTLEMENT_FLUSH_MS: env.SETTLEMENT_FLUSH_MS }),
     },
     logFile: join(LOGS, `api-${phase}.log`),
     cpus: settings.serverCpus,
@@ -475,7 +476,7 @@ function workTreeLabel(): string {
 
 /** `npm run bench` with the knobs that were set, as they would be typed again. */
 function commandLine(): string {
-  const knob = /^(BENCH_[A-Z_]+|SERVER_CPUS|LOADGEN_CPUS|STORES_CPUS)$/;
+  const knob = /^(BENCH_[A-Z_]+|SERVER_CPUS|LOADGEN_CPUS|STORES_CPUS|SETTLEMENT_FLUSH_MS)$/;
   const set = Object.entries(env).filter(([name, value]) => knob.test(name) && value !== undefined);
   return [...set.map(([name, value]) => `${name}=${value}`), 'npm run bench'].join(' ');
 }
