@@ -64,6 +64,7 @@ export interface MediaGateway {
    * allows 3000 requests a minute (the spec's maximum): polling tests make many.
    */
   fundedClient(topUp?: number): Promise<MediaClient>;
+  /** The wallet, once the charges queued for the group commit are written. */
   balanceMicros(accountId: string): Promise<bigint>;
   /** The account's charge entries (top-ups left out), newest first. */
   charges(accountId: string): Promise<Array<{ id: string; amountMicros: bigint }>>;
@@ -144,9 +145,14 @@ export async function startMediaGateway(options: MediaGatewayOptions = {}): Prom
       return { ...key, client };
     },
 
-    balanceMicros: (accountId) => gateway.services.billing.balanceOf(accountId),
+    // Synchronous media charges go through the group commit: write what is queued before reading.
+    async balanceMicros(accountId) {
+      await gateway.services.billing.flush();
+      return gateway.services.billing.balanceOf(accountId);
+    },
 
     async charges(accountId) {
+      await gateway.services.billing.flush();
       const entries = await gateway.services.billing.listLedger(accountId, 100);
       return entries
         .filter((entry) => entry.kind === 'charge')

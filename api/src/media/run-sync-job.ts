@@ -13,7 +13,7 @@ import {
 } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { type MediaStorage, mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
-import { settleJobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
+import { jobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
 import type { JobWaiter } from './job-waiter.ts';
 
@@ -25,7 +25,8 @@ export interface MediaDeps {
   readonly handoff: Pick<MediaHandoff, 'take' | 'drop'>;
   readonly queues: Queues;
   readonly waiter: JobWaiter;
-  readonly billing: Pick<Billing, 'settle'>;
+  /** Charges delivered jobs through the group commit, as chat does (docs/media.md). */
+  readonly billing: Pick<Billing, 'settleDeferred'>;
   readonly waitTimeoutMs: number;
   readonly now: () => Date;
 }
@@ -107,11 +108,12 @@ async function deliver(
   admission: AdmissionContext,
 ): Promise<Omit<Delivered<never>, 'read'>> {
   const costMicros = mediaCostMicros(model.pricing, billedQuantity(result));
-  // Side by side: either order leaves the same window (a crash between the two), and the charge is
-  // keyed by the job id, so a retried delivery charges once; the answer waits for both.
+  // Side by side: the charge is queued for the next settlement batch (group commit, keyed by the
+  // job id, so a retried delivery charges once; the hold stays until it counts) while the job is
+  // marked delivered; the answer waits for both (and for the batch under backpressure).
   const [delivered] = await Promise.all([
     deps.jobs.markDelivered(job.id, costMicros, deps.now()),
-    settleJobCharge(deps.billing, job, model.id, costMicros).then(() => {
+    deps.billing.settleDeferred(jobCharge(job, model.id, costMicros)).then(() => {
       admission.settled = true;
     }),
   ]);

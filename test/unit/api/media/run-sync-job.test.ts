@@ -63,7 +63,7 @@ function setup(settle: () => Promise<unknown>, hint?: CompletionHint) {
         return { ended: await wait.read(hint) };
       },
     } as unknown as JobWaiter,
-    billing: { settle: settle as never },
+    billing: { settleDeferred: settle as never },
     waitTimeoutMs: 1_000,
     now: () => now,
   } satisfies MediaDeps;
