@@ -26,7 +26,11 @@ afterAll(async () => {
   await t.close();
 });
 
-const balance = () => t.services.billing.balanceOf(accountId);
+// Synchronous media charges go through the group commit: write what is queued before reading.
+const balance = async () => {
+  await t.services.billing.flush();
+  return t.services.billing.balanceOf(accountId);
+};
 
 describe('media through the demo provider and a worker', () => {
   it('generates images as base64 PNG and charges per image', async () => {
