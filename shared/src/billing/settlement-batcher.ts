@@ -6,7 +6,11 @@ import { type SettleInput, settleCharge, validateSettleInput } from './settle-ch
 export interface SettlementBatchOptions {
   /** The longest a charge waits in memory before its batch is written; default 50 ms (SETTLEMENT_FLUSH_MS). */
   readonly flushMs?: number;
-  /** A batch is written at once, without waiting for the timer, when this many charges wait; default 500. */
+  /**
+   * The most charges one batch holds; a batch is written at once, without waiting for the timer,
+   * when this many wait, and a longer queue is written in batches of this size back to back.
+   * Default 250 (DEFAULT_MAX_BATCH).
+   */
   readonly maxBatch?: number;
 }
 
@@ -24,11 +28,16 @@ interface Queued {
 const RETRIES = 3;
 const RETRY_BASE_MS = 100;
 /**
- * A batch takes every charge waiting, up to this many (10 000 ids in one `$in` are ~300 KB). Its
- * commands cost about the same whatever their size (on jongodb an insert's cost grows with the
- * collection, not the batch), so a backlog is written in one batch instead of growing.
+ * The most charges in one batch, by default. A batch's fixed cost (a dozen commands whatever its
+ * size) is well shared by a couple of hundred charges, while the store's cost per charge grows
+ * with larger batches: on jongodb each write command also costs time per document already in the
+ * collection, and a large batch keeps more of them there (bench/batch-probe.ts: 0.10 CPU-ms per
+ * charge at 170 a batch, 0.13 at 500, 0.17 at 1,300; docs/money-core.md). So a backlog is written
+ * in batches of this size back to back rather than in one large batch.
  */
-const LARGEST_BATCH = 10_000;
+export const DEFAULT_MAX_BATCH = 250;
+/** A queue longer than this is logged as a backlog. */
+const BACKLOG_WARNING = 10_000;
 
 /**
  * Collects charges in memory and writes them in batches, one batch at a time, off the response
@@ -51,7 +60,7 @@ export class SettlementBatcher {
   constructor(deps: BillingDeps, options: SettlementBatchOptions = {}) {
     this.#deps = deps;
     this.#flushMs = options.flushMs ?? 50;
-    this.#maxBatch = options.maxBatch ?? 500;
+    this.#maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   }
 
   /**
@@ -113,7 +122,7 @@ export class SettlementBatcher {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     const batch = this.#take(Date.now());
-    if (this.#queue.length > LARGEST_BATCH) {
+    if (this.#queue.length > BACKLOG_WARNING) {
       this.#deps.logger.warn({ waiting: this.#queue.length }, 'settlement backlog beyond one batch');
     }
     if (batch.length === 0) {
@@ -134,12 +143,12 @@ export class SettlementBatcher {
     return this.#queue.filter((queued) => queued.notBefore <= now).length;
   }
 
-  /** Takes the charges due, oldest first, at most LARGEST_BATCH. */
+  /** Takes the charges due, oldest first, at most `maxBatch`. */
   #take(now: number): Queued[] {
     const batch: Queued[] = [];
     const rest: Queued[] = [];
     for (const queued of this.#queue) {
-      (queued.notBefore <= now && batch.length < LARGEST_BATCH ? batch : rest).push(queued);
+      (queued.notBefore <= now && batch.length < this.#maxBatch ? batch : rest).push(queued);
     }
     this.#queue = rest;
     return batch;

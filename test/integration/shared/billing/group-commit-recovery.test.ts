@@ -201,17 +201,27 @@ describe('a batch whose key spend update fails', () => {
 
 describe('a batch that cannot be recorded', () => {
   /** The fixture's stores with a ledger whose batch insert fails `failures` times. */
-  function failingInsert(failures: number): { deps: BillingDeps; calls: () => number } {
+  function failingInsert(failures: number): {
+    deps: BillingDeps;
+    calls: () => number;
+    sizes: () => number[];
+  } {
     let calls = 0;
+    const sizes: number[] = [];
     const ledger = {
       ...fx.deps.store.ledger,
       insertManyPending(docs: readonly LedgerDoc[]) {
         calls += 1;
+        sizes.push(docs.length);
         if (calls <= failures) return Promise.reject(new Error('MongoDB is away'));
         return fx.deps.store.ledger.insertManyPending(docs);
       },
     };
-    return { deps: { ...fx.deps, store: { ...fx.deps.store, ledger } }, calls: () => calls };
+    return {
+      deps: { ...fx.deps, store: { ...fx.deps.store, ledger } },
+      calls: () => calls,
+      sizes: () => sizes,
+    };
   }
 
   it('is retried with backoff and written once', async () => {
@@ -234,14 +244,15 @@ describe('a batch that cannot be recorded', () => {
     expect(await totals(accountId, keyId)).toMatchObject({ balance: 994n * IRT, spent: 6n * IRT });
   });
 
-  it('writes one ledger insert per batch, a batch taking every charge waiting', async () => {
+  it('writes one ledger insert per batch, a batch taking at most maxBatch of the charges waiting', async () => {
     const { accountId, keyId } = await fundedAccount();
-    const { deps, calls } = failingInsert(0);
+    const { deps, calls, sizes } = failingInsert(0);
     const batcher = new SettlementBatcher(deps, { flushMs: 5, maxBatch: 100 });
-    // The 100th starts a batch at once; the 150 queued while it is written make the next one.
+    // The 100th starts a batch at once; the 150 queued while it is written make two more.
     for (let i = 0; i < 250; i++) batcher.enqueue(charge(accountId, keyId, 1n));
     await batcher.close();
-    expect(calls()).toBe(2);
+    expect(calls()).toBe(3);
+    expect(sizes()).toEqual([100, 100, 50]);
     expect(await totals(accountId, keyId)).toMatchObject({ balance: 750n * IRT, spent: 250n * IRT });
   });
 });
