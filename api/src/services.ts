@@ -61,6 +61,7 @@ export async function createApiServices(
     waiter,
     billing,
     waitTimeoutMs: config.media.waitTimeoutMs,
+    logger,
     now: accounts.clock,
   };
   await Promise.all([accounts.keyCache.start(), waiter.start()]);

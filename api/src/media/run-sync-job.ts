@@ -3,6 +3,7 @@ import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { AppError, type ErrorType } from '../../../shared/src/errors/app-error.ts';
 import { enqueueMediaJob, type Queues } from '../../../shared/src/jobs/job-catalogue.ts';
+import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { resultOfReturn } from '../../../shared/src/media-jobs/job-return.ts';
 import type { MediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import {
@@ -29,6 +30,7 @@ export interface MediaDeps {
   readonly billing: Pick<Billing, 'settleDeferred'>;
   readonly waitTimeoutMs: number;
   readonly now: () => Date;
+  readonly logger: Logger;
 }
 
 export interface SyncJobInput<T = undefined> {
@@ -38,9 +40,9 @@ export interface SyncJobInput<T = undefined> {
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /**
-   * Reads what the answer needs of a completed job's result (its media from storage); runs beside
-   * the delivery (charge and `delivered` update) instead of after it. `discardRead` releases what
-   * was read when the delivery failed (an open stream).
+   * Reads what the answer needs of a completed job's result (its media: the worker's Redis copy,
+   * else storage), before the job is delivered and charged: a failed read answers 502 and charges
+   * nothing. `discardRead` releases what was read when the delivery then failed (an open stream).
    */
   readonly readResult?: (result: MediaJobResult) => Promise<T>;
   readonly discardRead?: (read: T) => void;
@@ -56,8 +58,8 @@ export interface Delivered<T> {
 
 /**
  * An image, speech or transcription request: a job document (`queued`), a BullMQ job with the same
- * id, and a bounded wait for it. A completed job is delivered: charged once (ledger entry keyed by
- * the job id) and marked `delivered`. When the wait ends first (timeout, client gone) the job is
+ * id, and a bounded wait for it. A completed job's media is read, then the job is marked
+ * `delivered`, then charged once (ledger entry keyed by the job id). When the wait ends first (timeout, client gone) the job is
  * cancelled, or its finished result discarded, so a request answered with an error is never
  * charged, even if its job finishes later; the hold is released when the response ends.
  */
@@ -86,18 +88,27 @@ export async function runSyncJob<T = undefined>(
   if (outcome.ended === null) throw await abandon(deps, jobId, outcome.reason);
   const job = outcome.ended;
   if (job.status !== 'completed' || job.result === null) throw errorOf(job);
-  // Side by side: a read failing after the charge would have answered an error all the same.
-  const reading = input.readResult?.(job.result);
-  const [delivery, read] = await Promise.allSettled([
-    deliver(deps, job, job.result, model, admission),
-    reading,
-  ]);
-  if (delivery.status === 'rejected') {
-    if (read.status === 'fulfilled' && read.value !== undefined) input.discardRead?.(read.value);
-    throw delivery.reason;
+  // The media is read before the job is delivered: one that cannot be read is answered with an
+  // error, and its job discarded, before anything is charged.
+  let read: T | undefined;
+  try {
+    read = await input.readResult?.(job.result);
+  } catch (err) {
+    deps.logger.error({ err, jobId }, 'the media of a completed job could not be read; nothing is charged');
+    await discardResult(deps, jobId).catch(() => undefined);
+    throw new AppError(
+      502,
+      'upstream_error',
+      'media_unavailable',
+      'The generated media could not be read; nothing was charged. Retry.',
+    );
   }
-  if (read.status === 'rejected') throw read.reason;
-  return { ...delivery.value, read: read.value };
+  try {
+    return { ...(await deliver(deps, job, job.result, model, admission)), read };
+  } catch (err) {
+    if (read !== undefined) input.discardRead?.(read);
+    throw err;
+  }
 }
 
 async function deliver(
@@ -108,16 +119,15 @@ async function deliver(
   admission: AdmissionContext,
 ): Promise<Omit<Delivered<never>, 'read'>> {
   const costMicros = mediaCostMicros(model.pricing, billedQuantity(result));
-  // Side by side: the charge is queued for the next settlement batch (group commit, keyed by the
-  // job id, so a retried delivery charges once; the hold stays until it counts) while the job is
-  // marked delivered; the answer waits for both (and for the batch under backpressure).
-  const [delivered] = await Promise.all([
-    deps.jobs.markDelivered(job.id, costMicros, deps.now()),
-    deps.billing.settleDeferred(jobCharge(job, model.id, costMicros)).then(() => {
-      admission.settled = true;
-    }),
-  ]);
-  return { job: delivered ?? job, result, costMicros };
+  const delivered = await deps.jobs.markDelivered(job.id, costMicros, deps.now());
+  if (delivered === null)
+    throw new AppError(502, 'upstream_error', 'upstream_error', 'The media job could not be delivered.');
+  // Charged once the job is recorded delivered, so an answer that ends in an error is never
+  // charged: queued for the next settlement batch (group commit, keyed by the job id); the hold
+  // stays until the charge counts. Under backpressure the answer waits for the batch.
+  await deps.billing.settleDeferred(jobCharge(job, model.id, costMicros));
+  admission.settled = true;
+  return { job: delivered, result, costMicros };
 }
 
 /** What the pricing unit counts: images, characters of input, or seconds of audio. */
@@ -137,14 +147,7 @@ function billedQuantity(result: MediaJobResult): number {
 /** The wait ended before the job: nothing may be charged for it, whichever finishes first. */
 async function abandon(deps: MediaDeps, jobId: string, reason: 'timeout' | 'aborted'): Promise<AppError> {
   const cancelled = await deps.jobs.markCancelled(jobId, deps.now());
-  if (cancelled === null) {
-    const discarded = await deps.jobs.markDiscarded(jobId, deps.now());
-    if (discarded?.result)
-      await Promise.all([
-        deps.storage.remove(storedKeys(discarded.id, discarded.result)),
-        deps.handoff.drop(handoffsOf(discarded.result)),
-      ]);
-  }
+  if (cancelled === null) await discardResult(deps, jobId);
   if (reason === 'aborted')
     return new AppError(499, 'invalid_request_error', 'client_closed_request', 'The client went away.');
   return new AppError(
@@ -153,6 +156,16 @@ async function abandon(deps: MediaDeps, jobId: string, reason: 'timeout' | 'abor
     'upstream_timeout',
     'The provider did not finish in time; nothing was charged. Retry with backoff.',
   );
+}
+
+/** A completed job nobody will be charged for: `discarded`, its media deleted. */
+async function discardResult(deps: MediaDeps, jobId: string): Promise<void> {
+  const discarded = await deps.jobs.markDiscarded(jobId, deps.now());
+  if (discarded?.result)
+    await Promise.all([
+      deps.storage.remove(storedKeys(discarded.id, discarded.result)),
+      deps.handoff.drop(handoffsOf(discarded.result)),
+    ]);
 }
 
 function storedKeys(jobId: string, result: MediaJobResult): string[] {

@@ -7,6 +7,7 @@ import type { Queues } from '../../../../shared/src/jobs/job-catalogue.ts';
 import type { MediaJob } from '../../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { MediaStorage } from '../../../../shared/src/media-jobs/media-storage.ts';
+import { captureLogger } from '../../../helpers/capture-logger.ts';
 
 // The orchestration alone: its collaborators answer as scripted (the end-to-end tests run the real ones).
 const model = loadCatalogue().get('openai/gpt-image-1');
@@ -32,7 +33,13 @@ const completed: MediaJob = {
   expiresAt: null,
 } as MediaJob;
 
-function setup(settle: () => Promise<unknown>, hint?: CompletionHint) {
+interface Script {
+  readonly settle?: () => Promise<unknown>;
+  readonly hint?: CompletionHint;
+  readonly markDelivered?: () => Promise<MediaJob | null>;
+}
+
+function setup(script: Script = {}) {
   const calls: string[] = [];
   const queued: MediaJob = { ...completed, status: 'queued', result: null };
   const deps = {
@@ -44,10 +51,18 @@ function setup(settle: () => Promise<unknown>, hint?: CompletionHint) {
       },
       markDelivered: async () => {
         calls.push('markDelivered');
-        return { ...completed, status: 'delivered' };
+        return script.markDelivered ? script.markDelivered() : { ...completed, status: 'delivered' };
+      },
+      markDiscarded: async () => {
+        calls.push('markDiscarded');
+        return { ...completed, status: 'discarded' };
       },
     } as unknown as MediaJobsRepository,
-    storage: {} as MediaStorage,
+    storage: {
+      remove: async (keys: readonly string[]) => {
+        calls.push(`remove ${keys.join(',')}`);
+      },
+    } as unknown as MediaStorage,
     handoff: { take: async () => null, drop: async () => undefined },
     queues: {
       image: {
@@ -60,12 +75,18 @@ function setup(settle: () => Promise<unknown>, hint?: CompletionHint) {
     waiter: {
       waitForEnd: async (_id: string, wait: WaitRequest) => {
         await wait.start();
-        return { ended: await wait.read(hint) };
+        return { ended: await wait.read(script.hint) };
       },
     } as unknown as JobWaiter,
-    billing: { settleDeferred: settle as never },
+    billing: {
+      settleDeferred: async () => {
+        calls.push('settle');
+        await script.settle?.();
+      },
+    },
     waitTimeoutMs: 1_000,
     now: () => now,
+    logger: captureLogger().logger,
   } satisfies MediaDeps;
   const admission = {
     key: { id: 'key_1', accountId: 'acct_1' },
@@ -79,13 +100,15 @@ describe('runSyncJob', () => {
   if (model === undefined) throw new Error('the catalogue has no openai/gpt-image-1');
   const request = { kind: 'image', input: { prompt: 'a cat', n: 1 } } as const;
 
-  it('reads the result beside the delivery and returns both', async () => {
-    const { deps, admission, calls } = setup(async () => calls.push('settle'));
+  const signal = new AbortController().signal;
+
+  it('reads the result, then marks the job delivered, then charges it', async () => {
+    const { deps, admission, calls } = setup();
     const delivered = await runSyncJob(deps, {
       request,
       model,
       admission,
-      signal: new AbortController().signal,
+      signal,
       readResult: async () => {
         calls.push('read');
         return 'bytes';
@@ -94,23 +117,23 @@ describe('runSyncJob', () => {
     expect(delivered.read).toBe('bytes');
     expect(delivered.job.status).toBe('delivered');
     expect(admission.settled).toBe(true);
-    expect(calls.sort()).toEqual(['enqueue', 'findById', 'markDelivered', 'read', 'settle']);
+    expect(calls).toEqual(['enqueue', 'findById', 'read', 'markDelivered', 'settle']);
   });
 
   it('takes the result from the completion event when it carries one, without reading the job back', async () => {
     const hint = { status: 'completed', result: completed.result };
-    const { deps, admission, calls } = setup(async () => calls.push('settle'), hint);
+    const { deps, admission, calls } = setup({ hint });
     const results: unknown[] = [];
     const delivered = await runSyncJob(deps, {
       request,
       model,
       admission,
-      signal: new AbortController().signal,
+      signal,
       readResult: async (result) => results.push(result),
     });
     expect(results).toEqual([completed.result]);
     expect(delivered.result).toEqual(completed.result);
-    expect(calls.sort()).toEqual(['enqueue', 'markDelivered', 'settle']);
+    expect(calls).toEqual(['enqueue', 'markDelivered', 'settle']);
   });
 
   it('reads the job back when the event carries a result of another kind, or none', async () => {
@@ -118,37 +141,64 @@ describe('runSyncJob', () => {
       { status: 'completed', result: { kind: 'speech', key: 'k', characters: 3 } },
       { status: 'discarded' },
     ]) {
-      const { deps, admission, calls } = setup(async () => calls.push('settle'), hint);
-      await runSyncJob(deps, { request, model, admission, signal: new AbortController().signal });
+      const { deps, admission, calls } = setup({ hint });
+      await runSyncJob(deps, { request, model, admission, signal });
       expect(calls).toContain('findById');
     }
   });
 
-  it('a failed charge fails the request, leaves the hold to be released and discards what was read', async () => {
-    const { deps, admission } = setup(() => Promise.reject(new Error('ledger unavailable')));
+  it('a media read that fails answers 502, discards the job and its media, and charges nothing', async () => {
+    const { deps, admission, calls } = setup();
+    const running = runSyncJob(deps, {
+      request,
+      model,
+      admission,
+      signal,
+      readResult: () => Promise.reject(new Error('media missing')),
+    });
+    await expect(running).rejects.toMatchObject({ status: 502, code: 'media_unavailable' });
+    expect(calls).not.toContain('markDelivered');
+    expect(calls).not.toContain('settle');
+    expect(calls).toContain('markDiscarded');
+    expect(calls).toContain('remove media/img_1/0.png');
+    expect(admission.settled).toBe(false);
+  });
+
+  it('a delivered update that fails charges nothing and discards what was read', async () => {
+    for (const markDelivered of [
+      () => Promise.reject(new Error('MongoDB is away')),
+      async () => null, // the job was no longer `completed`
+    ]) {
+      const { deps, admission, calls } = setup({ markDelivered });
+      const discarded: string[] = [];
+      const running = runSyncJob(deps, {
+        request,
+        model,
+        admission,
+        signal,
+        readResult: async () => 'open stream',
+        discardRead: (read) => discarded.push(read),
+      });
+      await expect(running).rejects.toThrow();
+      expect(calls).not.toContain('settle');
+      expect(admission.settled).toBe(false);
+      expect(discarded).toEqual(['open stream']);
+    }
+  });
+
+  it('a charge that cannot be queued fails the request, leaves the hold to be released and discards what was read', async () => {
+    const { deps, admission } = setup({ settle: () => Promise.reject(new Error('billing is closed')) });
     const discarded: string[] = [];
     const running = runSyncJob(deps, {
       request,
       model,
       admission,
-      signal: new AbortController().signal,
+      signal,
       readResult: async () => 'open stream',
       discardRead: (read) => discarded.push(read),
     });
-    await expect(running).rejects.toThrow('ledger unavailable');
+    await expect(running).rejects.toThrow('billing is closed');
     expect(admission.settled).toBe(false);
     expect(discarded).toEqual(['open stream']);
-  });
-
-  it('a failed read fails the request', async () => {
-    const { deps, admission } = setup(async () => undefined);
-    const running = runSyncJob(deps, {
-      request,
-      model,
-      admission,
-      signal: new AbortController().signal,
-      readResult: () => Promise.reject(new Error('media missing')),
-    });
-    await expect(running).rejects.toThrow('media missing');
   });
 });
