@@ -64,6 +64,8 @@ export function renderMediaResults(r: ReportInput): string {
     'processes are `node api/src/main.ts` and `node workers/src/main.ts` (WORKER_QUEUES=image); the',
     'fake OpenAI media provider (test/fakes/openai-media-upstream.ts, real PNG answers) and the load',
     'generator run in the benchmark process. Nothing is pinned to a CPU: all of it shares the machine.',
+    "s3rver keeps its files in /dev/shm (memory): the host disk's latency varies here from hour to",
+    'hour by a factor of 2-3 and is not what this measures.',
     '',
     '## 1. Synchronous image request: through the queue vs the provider called directly',
     '',
