@@ -69,7 +69,7 @@ export function renderMediaResults(r: ReportInput): string {
     '',
     '## 1. Synchronous image request: through the queue vs the provider called directly',
     '',
-    `Sequential (concurrency 1), ${l.gateway.n} requests each (after 20 warm-up), interleaved, provider delay 0 ms.`,
+    `Sequential (concurrency 1), ${l.gateway.n} requests each (after 100 warm-up), interleaved, provider delay 0 ms.`,
     'Gateway: `POST /v1/images/generations` `{model: openai/gpt-image-1, prompt, n: 1, size: 1024x1024}`;',
     'direct: `POST <fake>/v1/images/generations` with the body the adapter sends',
     '(`{model: gpt-image-1, prompt, n: 1, size: 1024x1024, output_format: png}`).',
