@@ -39,12 +39,24 @@ function normalize(value: Decimal): Decimal {
 function toDecimal(value: number | bigint | string): Decimal {
   if (typeof value === 'bigint') return { digits: value, scale: 0 };
   if (typeof value === 'number') {
+    // Token counts: the common case of every priced request, exact as they are.
+    if (Number.isSafeInteger(value)) return { digits: BigInt(value), scale: 0 };
     if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+    // Unit prices from the catalogue: a few hundred distinct numbers, parsed once each.
+    const known = parsedPrices.get(value);
+    if (known !== undefined) return known;
     // The shortest round-trip form is what the author of the number wrote (0.1 stays 0.1).
-    return parseDecimal(String(value));
+    const parsed = parseDecimal(String(value));
+    if (parsedPrices.size >= PARSED_PRICES_MAX) parsedPrices.clear();
+    parsedPrices.set(value, parsed);
+    return parsed;
   }
   return parseDecimal(value);
 }
+
+/** Decimals of non-integer numbers already parsed (bounded: cleared when full). */
+const parsedPrices = new Map<number, Decimal>();
+const PARSED_PRICES_MAX = 4_096;
 
 /** Exact Toman text (`'12.5'`, `'1e3'`) to µIRT; more than 6 decimals is a RangeError. */
 export function irtToMicros(text: string | number): bigint {

@@ -74,6 +74,19 @@ describe('microsToIrt', () => {
 });
 
 describe('priceMicros', () => {
+  it('prices the same numbers the same way every time (parsed prices are remembered), integers exactly', () => {
+    const line = { quantity: 1_234_567, unitPriceIrt: 0.15, perUnits: 1_000_000 };
+    const first = priceMicros([line]);
+    expect(first).toBe(185_185n); // 1,234,567 × 0.15 / 1e6 IRT = 0.18518505 IRT
+    for (let i = 0; i < 3; i++) expect(priceMicros([line])).toBe(first);
+    // Beyond 2^53 a number is no safe integer: still its exact shortest form.
+    expect(priceMicros([{ quantity: 2 ** 53 + 2, unitPriceIrt: 1, perUnits: 1_000_000 }])).toBe(
+      9_007_199_254_740_994n,
+    );
+    expect(priceMicros([{ quantity: -0, unitPriceIrt: 0.1 }])).toBe(0n);
+    expect(() => priceMicros([{ quantity: Number.NaN, unitPriceIrt: 0.1 }])).toThrow(RangeError);
+  });
+
   it('prices tokens per million exactly', () => {
     // 1234 × 150 / 1M + 567 × 600 / 1M = 0.1851 + 0.3402 Toman
     const cost = priceMicros([
