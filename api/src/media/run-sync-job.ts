@@ -59,9 +59,10 @@ export interface Delivered<T> {
 /**
  * An image, speech or transcription request: a job document (`queued`), a BullMQ job with the same
  * id, and a bounded wait for it. A completed job's media is read, then the job is marked
- * `delivered`, then charged once (ledger entry keyed by the job id). When the wait ends first (timeout, client gone) the job is
- * cancelled, or its finished result discarded, so a request answered with an error is never
- * charged, even if its job finishes later; the hold is released when the response ends.
+ * `delivered`, then charged once (ledger entry keyed by the job id). When the wait ends first
+ * (timeout, client gone) the job is cancelled, or its finished result discarded, so a request
+ * answered with an error is never charged, even if its job finishes later; the hold is released
+ * when the response ends.
  */
 export async function runSyncJob<T = undefined>(
   deps: MediaDeps,
