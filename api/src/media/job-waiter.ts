@@ -105,7 +105,10 @@ export class JobWaiter {
       const wakers = this.#wakers.get(jobId) ?? new Set<Waker>();
       this.#wakers.set(jobId, wakers);
       const stop = () => done();
+      let finished = false;
       done = (hint?: CompletionHint) => {
+        if (finished) return;
+        finished = true;
         clearTimeout(timer);
         signal.removeEventListener('abort', stop);
         wakers.delete(done);

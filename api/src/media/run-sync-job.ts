@@ -104,6 +104,12 @@ export async function runSyncJob<T = undefined>(
       'The generated media could not be read; nothing was charged. Retry.',
     );
   }
+  if (input.signal.aborted) {
+    // The client left while its media was read: nobody receives it, so it is not delivered.
+    if (read !== undefined) input.discardRead?.(read);
+    await discardResult(deps, jobId).catch(() => undefined);
+    throw clientGone();
+  }
   try {
     return { ...(await deliver(deps, job, job.result, model, admission)), read };
   } catch (err) {
@@ -126,8 +132,10 @@ async function deliver(
   // Charged once the job is recorded delivered, so an answer that ends in an error is never
   // charged: queued for the next settlement batch (group commit, keyed by the job id); the hold
   // stays until the charge counts. Under backpressure the answer waits for the batch.
-  await deps.billing.settleDeferred(jobCharge(job, model.id, costMicros));
+  const queued = deps.billing.settleDeferred(jobCharge(job, model.id, costMicros));
+  // Queued (it throws at once otherwise): from here the hold is the settlement's to drop.
   admission.settled = true;
+  await queued;
   return { job: delivered, result, costMicros };
 }
 
@@ -149,14 +157,17 @@ function billedQuantity(result: MediaJobResult): number {
 async function abandon(deps: MediaDeps, jobId: string, reason: 'timeout' | 'aborted'): Promise<AppError> {
   const cancelled = await deps.jobs.markCancelled(jobId, deps.now());
   if (cancelled === null) await discardResult(deps, jobId);
-  if (reason === 'aborted')
-    return new AppError(499, 'invalid_request_error', 'client_closed_request', 'The client went away.');
+  if (reason === 'aborted') return clientGone();
   return new AppError(
     504,
     'upstream_error',
     'upstream_timeout',
     'The provider did not finish in time; nothing was charged. Retry with backoff.',
   );
+}
+
+function clientGone(): AppError {
+  return new AppError(499, 'invalid_request_error', 'client_closed_request', 'The client went away.');
 }
 
 /** A completed job nobody will be charged for: `discarded`, its media deleted. */

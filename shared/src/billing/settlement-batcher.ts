@@ -36,8 +36,9 @@ const RETRY_BASE_MS = 100;
  * in batches of this size back to back rather than in one large batch.
  */
 export const DEFAULT_MAX_BATCH = 250;
-/** A queue longer than this is logged as a backlog. */
+/** A queue longer than this is logged as a backlog, at most every BACKLOG_WARNING_EVERY_MS. */
 const BACKLOG_WARNING = 10_000;
+const BACKLOG_WARNING_EVERY_MS = 10_000;
 
 /**
  * Collects charges in memory and writes them in batches, one batch at a time, off the response
@@ -56,11 +57,14 @@ export class SettlementBatcher {
   #timer: NodeJS.Timeout | null = null;
   #seq = 0;
   #closed = false;
+  #warnedAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: BillingDeps, options: SettlementBatchOptions = {}) {
     this.#deps = deps;
     this.#flushMs = options.flushMs ?? 50;
     this.#maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    if (!Number.isSafeInteger(this.#maxBatch) || this.#maxBatch < 1)
+      throw new RangeError(`maxBatch must be a positive integer, not ${this.#maxBatch}`);
   }
 
   /**
@@ -122,8 +126,9 @@ export class SettlementBatcher {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     const batch = this.#take(Date.now());
-    if (this.#queue.length > BACKLOG_WARNING) {
-      this.#deps.logger.warn({ waiting: this.#queue.length }, 'settlement backlog beyond one batch');
+    if (this.#queue.length > BACKLOG_WARNING && Date.now() - this.#warnedAt >= BACKLOG_WARNING_EVERY_MS) {
+      this.#warnedAt = Date.now();
+      this.#deps.logger.warn({ waiting: this.#queue.length }, 'settlement backlog');
     }
     if (batch.length === 0) {
       this.#schedule();

@@ -80,22 +80,49 @@ export async function runMediaJob(
     await fail(deps, job, error);
     throw new UnrecoverableError(error.message);
   }
-  const completed = await deps.jobs.markCompleted(
-    job.id,
-    completion.result,
-    completion.costMicros,
-    completion.expiresAt,
-    deps.now(),
-  );
-  if (completed === null) {
-    log.info('the job ended elsewhere before it completed; its media is discarded');
-    await Promise.all([
-      deps.storage.remove(completion.storedKeys),
-      deps.handoff.drop(handoffsOf(completion.result)),
-    ]);
-    return { status: 'discarded' };
+  let completed: MediaJob | null;
+  try {
+    completed = await deps.jobs.markCompleted(
+      job.id,
+      completion.result,
+      completion.costMicros,
+      completion.expiresAt,
+      deps.now(),
+    );
+  } catch (err) {
+    // The job stays `running` and is retried: this attempt's short-lived copies go now.
+    await deps.handoff.drop(handoffsOf(completion.result));
+    throw err;
   }
+  if (completed === null) return discardAttempt(deps, job.id, completion, log);
   return completedReturn(completion.result);
+}
+
+/**
+ * The job ended elsewhere while this attempt ran: its Redis copies go. Its stored media goes too
+ * when nobody will use it (the api gave up: `cancelled`, later `discarded`; `failed`; gone), but
+ * not when another attempt of the job (a stalled job's rerun) completed it first: the objects under
+ * the job's keys are then that attempt's result, which it delivers or has delivered.
+ */
+async function discardAttempt(
+  deps: MediaWorkerDeps,
+  jobId: string,
+  completion: MediaCompletion,
+  log: MediaWorkerDeps['logger'],
+): Promise<MediaJobReturn> {
+  const current = await deps.jobs.findById(jobId);
+  const completedElsewhere = current?.status === 'completed' || current?.status === 'delivered';
+  log.info(
+    { status: current?.status ?? 'missing' },
+    completedElsewhere
+      ? 'another attempt completed the job first; this attempt is dropped'
+      : 'the job ended elsewhere before it completed; its media is discarded',
+  );
+  await Promise.all([
+    completedElsewhere ? Promise.resolve() : deps.storage.remove(completion.storedKeys),
+    deps.handoff.drop(handoffsOf(completion.result)),
+  ]);
+  return { status: completedElsewhere ? (current?.status ?? 'completed') : 'discarded' };
 }
 
 async function fail(deps: MediaWorkerDeps, job: MediaJob, error: MediaJobError): Promise<void> {

@@ -28,11 +28,19 @@ export function imageProcessor(deps: MediaWorkerDeps) {
         route.kind === 'demo' ? Promise.resolve(demoImages(input)) : generate(deps, route, input),
       );
       const keys = images.map((_, index) => mediaKeys.image(job.id, index));
-      // The durable copies and the waiting api's short-lived ones, side by side.
-      const [, handoffs] = await Promise.all([
-        Promise.all(images.map((image, i) => deps.storage.put(keys[i] as string, image.png, 'image/png'))),
-        Promise.all(images.map((image) => deps.handoff.offer(image.png))),
-      ]);
+      // The durable copies and the waiting api's short-lived ones, side by side (an offer never
+      // rejects); when storing fails, the copies made for this attempt go too.
+      const offering = Promise.all(images.map((image) => deps.handoff.offer(image.png)));
+      let handoffs: (string | null)[];
+      try {
+        [, handoffs] = await Promise.all([
+          Promise.all(images.map((image, i) => deps.storage.put(keys[i] as string, image.png, 'image/png'))),
+          offering,
+        ]);
+      } catch (err) {
+        await deps.handoff.drop((await offering).filter((name): name is string => name !== null));
+        throw err;
+      }
       return {
         result: {
           kind: 'image',

@@ -244,6 +244,11 @@ describe('a batch that cannot be recorded', () => {
     expect(await totals(accountId, keyId)).toMatchObject({ balance: 994n * IRT, spent: 6n * IRT });
   });
 
+  it('refuses a batch size that is not a positive integer', () => {
+    for (const maxBatch of [0, -1, 1.5, Number.NaN])
+      expect(() => new SettlementBatcher(fx.deps, { maxBatch })).toThrow(RangeError);
+  });
+
   it('writes one ledger insert per batch, a batch taking at most maxBatch of the charges waiting', async () => {
     const { accountId, keyId } = await fundedAccount();
     const { deps, calls, sizes } = failingInsert(0);

@@ -34,7 +34,7 @@ const completed: MediaJob = {
 } as MediaJob;
 
 interface Script {
-  readonly settle?: () => Promise<unknown>;
+  readonly settle?: () => Promise<void>;
   readonly hint?: CompletionHint;
   readonly markDelivered?: () => Promise<MediaJob | null>;
 }
@@ -78,10 +78,11 @@ function setup(script: Script = {}) {
         return { ended: await wait.read(script.hint) };
       },
     } as unknown as JobWaiter,
+    // Like the real one: throws at once when the charge cannot be queued.
     billing: {
-      settleDeferred: async () => {
+      settleDeferred: () => {
         calls.push('settle');
-        await script.settle?.();
+        return script.settle?.() ?? Promise.resolve();
       },
     },
     waitTimeoutMs: 1_000,
@@ -164,6 +165,29 @@ describe('runSyncJob', () => {
     expect(admission.settled).toBe(false);
   });
 
+  it('a client gone while the media was read gets nothing delivered nor charged (499)', async () => {
+    const { deps, admission, calls } = setup();
+    const client = new AbortController();
+    const discarded: string[] = [];
+    const running = runSyncJob(deps, {
+      request,
+      model,
+      admission,
+      signal: client.signal,
+      readResult: async () => {
+        client.abort();
+        return 'open stream';
+      },
+      discardRead: (read) => discarded.push(read),
+    });
+    await expect(running).rejects.toMatchObject({ status: 499, code: 'client_closed_request' });
+    expect(calls).not.toContain('markDelivered');
+    expect(calls).not.toContain('settle');
+    expect(calls).toContain('markDiscarded');
+    expect(discarded).toEqual(['open stream']);
+    expect(admission.settled).toBe(false);
+  });
+
   it('a delivered update that fails charges nothing and discards what was read', async () => {
     for (const markDelivered of [
       () => Promise.reject(new Error('MongoDB is away')),
@@ -187,7 +211,11 @@ describe('runSyncJob', () => {
   });
 
   it('a charge that cannot be queued fails the request, leaves the hold to be released and discards what was read', async () => {
-    const { deps, admission } = setup({ settle: () => Promise.reject(new Error('billing is closed')) });
+    const { deps, admission } = setup({
+      settle: () => {
+        throw new Error('billing is closed');
+      },
+    });
     const discarded: string[] = [];
     const running = runSyncJob(deps, {
       request,

@@ -1,0 +1,126 @@
+/**
+ * The image processor's bookkeeping around its side effects, with scripted collaborators (the
+ * end-to-end tests run the real ones): the short-lived Redis copies it makes are dropped whenever
+ * its attempt does not complete the job, and the stored PNGs are deleted only when no attempt of
+ * the job completed it.
+ */
+import type { Job } from 'bullmq';
+import { describe, expect, it } from 'vitest';
+import { loadCatalogue } from '../../../shared/src/catalogue/load-catalogue.ts';
+import { loadConfig } from '../../../shared/src/config/config.ts';
+import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
+import type { MediaJob, MediaJobStatus } from '../../../shared/src/media-jobs/media-job.ts';
+import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
+import type { MediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
+import type { MediaWorkerDeps } from '../../../workers/src/media/media-worker-deps.ts';
+import { imageProcessor } from '../../../workers/src/processors/image.processor.ts';
+import { captureLogger } from '../../helpers/capture-logger.ts';
+
+const now = new Date('2026-11-22T10:00:00Z');
+const running: MediaJob = {
+  id: 'img_1',
+  kind: 'image',
+  accountId: 'acct_1',
+  keyId: 'key_1',
+  model: 'demo/image',
+  status: 'running',
+  request: { kind: 'image', input: { prompt: 'a cat', n: 2 } },
+  holdMicros: 1n,
+  result: null,
+  costMicros: null,
+  error: null,
+  progress: 0,
+  operation: null,
+  deadlineAt: null,
+  createdAt: now,
+  updatedAt: now,
+  completedAt: null,
+  expiresAt: null,
+  deletedAt: null,
+};
+
+interface Script {
+  readonly put?: () => Promise<void>;
+  /** What markCompleted does: complete, refuse (another state), or throw. */
+  readonly complete?: 'ok' | 'refused' | 'throws';
+  /** The job's status as read after a refused completion. */
+  readonly statusAfter?: MediaJobStatus;
+}
+
+function run(script: Script) {
+  const calls: string[] = [];
+  let offered = 0;
+  const deps: MediaWorkerDeps = {
+    jobs: {
+      markRunning: async () => running,
+      markCompleted: async () => {
+        if (script.complete === 'throws') throw new Error('MongoDB is away');
+        return script.complete === 'refused' ? null : { ...running, status: 'completed' };
+      },
+      findById: async () => ({ ...running, status: script.statusAfter ?? 'completed' }),
+      markFailed: async () => null,
+    } as unknown as MediaJobsRepository,
+    storage: {
+      put: script.put ?? (async () => undefined),
+      remove: async (keys: readonly string[]) => {
+        calls.push(`remove ${keys.length}`);
+      },
+    } as unknown as MediaStorage,
+    handoff: {
+      offer: async () => `copy${++offered}`,
+      take: async () => null,
+      drop: async (names) => {
+        calls.push(`drop ${names.join(',')}`);
+      },
+    },
+    billing: { settle: async () => ({}) as never, release: async () => undefined },
+    client: {} as never,
+    catalogue: loadCatalogue(),
+    config: loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', MONGO_URL: 'mongodb://127.0.0.1:1' }),
+    now: () => now,
+    logger: captureLogger().logger,
+  };
+  const bullJob = {
+    data: { jobId: 'img_1' },
+    attemptsMade: 0,
+    opts: { attempts: 3 },
+  } as Job<MediaJobPayload>;
+  return { outcome: imageProcessor(deps)(bullJob, 'token'), calls };
+}
+
+describe('image processor', () => {
+  it('completes with the copies named in the result, dropping nothing', async () => {
+    const { outcome, calls } = run({});
+    await expect(outcome).resolves.toMatchObject({
+      status: 'completed',
+      result: { images: [{ handoff: 'copy1' }, { handoff: 'copy2' }] },
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('drops its copies when storing the PNGs fails (the job is retried)', async () => {
+    const { outcome, calls } = run({ put: () => Promise.reject(new Error('S3 is away')) });
+    await expect(outcome).rejects.toThrow('S3 is away');
+    expect(calls).toEqual(['drop copy1,copy2']);
+  });
+
+  it('drops its copies when recording the completion fails', async () => {
+    const { outcome, calls } = run({ complete: 'throws' });
+    await expect(outcome).rejects.toThrow('MongoDB is away');
+    expect(calls).toEqual(['drop copy1,copy2']);
+  });
+
+  it('a job the api gave up on loses its stored PNGs and copies', async () => {
+    const { outcome, calls } = run({ complete: 'refused', statusAfter: 'cancelled' });
+    await expect(outcome).resolves.toEqual({ status: 'discarded' });
+    expect(calls.sort()).toEqual(['drop copy1,copy2', 'remove 2']);
+  });
+
+  it('a job another attempt completed first keeps the stored PNGs, that attempt result', async () => {
+    for (const status of ['completed', 'delivered'] as const) {
+      const { outcome, calls } = run({ complete: 'refused', statusAfter: status });
+      await expect(outcome).resolves.toEqual({ status });
+      expect(calls).toEqual(['drop copy1,copy2']);
+    }
+  });
+});
