@@ -22,8 +22,13 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts';
-import { writeKeepingAnalysis } from './kept-analysis.ts';
-import { type LatencyResult, renderMediaResults, type ThroughputResult } from './media-report.ts';
+import { writeKeepingAnalysis, writeMediaBlock } from './kept-analysis.ts';
+import {
+  type LatencyResult,
+  renderMediaResults,
+  renderMediaSummary,
+  type ThroughputResult,
+} from './media-report.ts';
 import { collectionSizes, cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
 import { killAllNow, stopAll } from './processes.ts';
 import { probeS3Cost } from './s3-probe.ts';
@@ -289,19 +294,20 @@ async function main(): Promise<void> {
     const s3 = await probeS3Cost(join(TMP, 's3-probe'));
     log(`s3 probe: ${JSON.stringify(s3)}`);
     const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
-    writeKeepingAnalysis(
-      file,
-      renderMediaResults({
-        command: 'node bench/media-bench.ts',
-        machine: machine(),
-        date: startedAt.toISOString(),
-        durationS: (Date.now() - startedAt.getTime()) / 1000,
-        settings,
-        latency,
-        throughput,
-        s3,
-      }),
-    );
+    const report = {
+      command: 'node bench/media-bench.ts',
+      machine: machine(),
+      date: startedAt.toISOString(),
+      durationS: (Date.now() - startedAt.getTime()) / 1000,
+      settings,
+      latency,
+      throughput,
+      s3,
+    };
+    writeKeepingAnalysis(file, renderMediaResults(report));
+    // The full set of phases (the default): its headline numbers go to bench/RESULTS.md as well.
+    if (settings.workerCounts.length > 0)
+      writeMediaBlock(join(ROOT, 'bench', 'RESULTS.md'), renderMediaSummary(report));
     ok = true;
     log(`wrote ${file} in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
   } finally {
