@@ -4,7 +4,7 @@ import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
-import { createMediaHandoff } from '../../shared/src/media-jobs/media-handoff.ts';
+import { configuredMediaHandoff } from '../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaJobsRepository } from '../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
@@ -28,8 +28,6 @@ export interface ApiServices {
 /** The queues whose jobs an api request waits for (video answers at once). */
 const SYNCHRONOUS_QUEUES = ['image', 'speech', 'transcription'] as const;
 
-/** How often a process re-drives charges a crashed process left half-applied. */
-
 /** Wires accounts (with the key cache subscribed) and billing; `close` undoes it. */
 export async function createApiServices(
   config: Config,
@@ -52,11 +50,7 @@ export async function createApiServices(
   const media: MediaDeps = {
     jobs: createMediaJobsRepository(connections.mongo.db),
     storage: createMediaStorage(connections.s3, config.s3.bucket),
-    handoff: createMediaHandoff(connections.redis, {
-      prefix: config.queues.prefix,
-      maxBytes: config.media.handoffMaxBytes,
-      logger,
-    }),
+    handoff: configuredMediaHandoff(connections.redis, config, logger),
     queues,
     waiter,
     billing,

@@ -23,7 +23,7 @@ export interface MediaDeps {
   readonly jobs: MediaJobsRepository;
   readonly storage: MediaStorage;
   /** The workers' short-lived Redis copies of small results, taken instead of reading S3. */
-  readonly handoff: Pick<MediaHandoff, 'take' | 'drop'>;
+  readonly handoff: Pick<MediaHandoff, 'takeOr' | 'drop'>;
   readonly queues: Queues;
   readonly waiter: JobWaiter;
   /** Charges delivered jobs through the group commit, as chat does (docs/media.md). */

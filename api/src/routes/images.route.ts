@@ -48,7 +48,9 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
           if (result.kind !== 'image') throw new Error('an image job delivered another kind of result');
           return Promise.all(
             result.images.map(async (image) => ({
-              b64_json: Buffer.from(await imageBytes(deps.media, image)).toString('base64'),
+              b64_json: Buffer.from(
+                await deps.media.handoff.takeOr(image.handoff, () => deps.media.storage.getBytes(image.key)),
+              ).toString('base64'),
               ...(image.revisedPrompt === null ? {} : { revised_prompt: image.revisedPrompt }),
             })),
           );
@@ -63,12 +65,6 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
       };
     },
   );
-}
-
-/** The worker's short-lived Redis copy of an image when there is one, else the stored PNG. */
-async function imageBytes(media: MediaDeps, image: { key: string; handoff?: string }): Promise<Uint8Array> {
-  const copy = image.handoff === undefined ? null : await media.handoff.take(image.handoff);
-  return copy ?? media.storage.getBytes(image.key);
 }
 
 function holdFor(deps: ImagesRouteDeps, body: unknown): bigint {

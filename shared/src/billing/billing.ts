@@ -81,7 +81,7 @@ export interface BillingOptions {
   readonly keyPrefix?: string;
   /** Rate window length; the spec's 60 000 ms unless a test needs a short one. */
   readonly rateWindowMs?: number;
-  /** When deferred settlements are written; defaults: every `SETTLEMENT_FLUSH_MS` (50 ms), or at once when 500 wait. */
+  /** When deferred settlements are written; defaults: every `SETTLEMENT_FLUSH_MS` (50 ms), in batches of at most 250. */
   readonly settleBatch?: SettlementBatchOptions;
 }
 

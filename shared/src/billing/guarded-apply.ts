@@ -43,6 +43,13 @@ export function targetsOf(entry: LedgerDoc): TargetKind[] {
   return entry.key_id === null ? ['wallet', 'usage_daily'] : ['wallet', 'key_spend', 'usage_daily'];
 }
 
+/** The id of the target document of `target` an entry counts in (entries sharing it form a group). */
+export function targetDocId(entry: LedgerDoc, target: TargetKind): string {
+  if (target === 'wallet') return entry.account_id;
+  if (target === 'key_spend') return keySpendId(entry.account_id, entry.month);
+  return usageDailyId(entry.account_id, entry.day, entry.model ?? '');
+}
+
 /** The targets' state after the entry was applied (for the admission snapshots). */
 export interface AppliedTargets {
   wallet: WalletDoc | null;
@@ -180,13 +187,10 @@ export function clearTargetsMarkers(
   groups: readonly TargetEntries[],
   target: TargetKind,
 ): Promise<void> {
-  const clearings = groups.map((entries) => {
-    const [first] = entries;
-    const markers = entries.map((entry) => markerOf(entry._id));
-    if (target === 'wallet') return { id: first.account_id, markers };
-    if (target === 'key_spend') return { id: keySpendId(first.account_id, first.month), markers };
-    return { id: usageDailyId(first.account_id, first.day, first.model ?? ''), markers };
-  });
+  const clearings = groups.map((entries) => ({
+    id: targetDocId(entries[0], target),
+    markers: entries.map((entry) => markerOf(entry._id)),
+  }));
   if (target === 'wallet') return store.wallets.clearMarkers(clearings);
   if (target === 'key_spend') return store.keySpend.clearMarkers(clearings);
   return store.usageDaily.clearMarkers(clearings);

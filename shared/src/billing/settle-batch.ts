@@ -6,6 +6,7 @@ import {
   applyToTargetsOnce,
   clearTargetsMarkers,
   type TargetKind,
+  targetDocId,
   targetsOf,
 } from './guarded-apply.ts';
 import type { KeySpendDoc } from './key-spend.repository.ts';
@@ -225,9 +226,7 @@ function groupByTarget(entries: readonly LedgerDoc[]): Map<string, TargetGroup> 
 
 /** Names the target document an entry counts in: entries of one account (and month, day) share it. */
 function groupKey(entry: LedgerDoc, target: TargetKind): string {
-  if (target === 'wallet') return `wallet ${entry.account_id}`;
-  if (target === 'key_spend') return `key_spend ${entry.account_id}:${entry.month}`;
-  return `usage_daily ${entry.account_id}:${entry.day}:${entry.model ?? ''}`;
+  return `${target} ${targetDocId(entry, target)}`;
 }
 
 function appliedTargets(groups: readonly TargetGroup[]): AppliedTargets {

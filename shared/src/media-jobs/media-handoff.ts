@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Config, MediaConfig } from '../config/config.ts';
 import type { Logger } from '../logging/logger.ts';
 
 /** How long a copy waits for the api to take it; the api takes it moments after the job completes. */
@@ -20,6 +21,8 @@ export interface MediaHandoff {
   offer(bytes: Uint8Array): Promise<string | null>;
   /** Takes (reads and deletes) a copy; null when it is not there. Never rejects. */
   take(name: string): Promise<Buffer | null>;
+  /** The copy named `name` when there is one (taken), else what `read` reads (the stored object). */
+  takeOr(name: string | undefined, read: () => Promise<Uint8Array>): Promise<Uint8Array>;
   /** Deletes copies nobody will take (a discarded job). Never rejects. */
   drop(names: readonly string[]): Promise<void>;
 }
@@ -33,10 +36,34 @@ export interface MediaHandoffOptions {
   readonly ttlMs?: number;
 }
 
+/** The handoff of a process, as configured (`MEDIA_HANDOFF_MAX_BYTES`, under the queue prefix). */
+export function configuredMediaHandoff(
+  redis: Redis,
+  config: {
+    readonly queues: Pick<Config['queues'], 'prefix'>;
+    readonly media: Pick<MediaConfig, 'handoffMaxBytes'>;
+  },
+  logger: Logger,
+): MediaHandoff {
+  return createMediaHandoff(redis, {
+    prefix: config.queues.prefix,
+    maxBytes: config.media.handoffMaxBytes,
+    logger,
+  });
+}
+
 export function createMediaHandoff(redis: Redis, options: MediaHandoffOptions): MediaHandoff {
   const { prefix, maxBytes, logger } = options;
   const ttlMs = options.ttlMs ?? HANDOFF_TTL_MS;
   const keyOf = (name: string) => `${prefix}:media-handoff:${name}`;
+  const take = async (name: string): Promise<Buffer | null> => {
+    try {
+      return await redis.getdelBuffer(keyOf(name));
+    } catch (err) {
+      logger.warn({ err }, 'media handoff: copy not taken; reading S3 instead');
+      return null;
+    }
+  };
   return {
     async offer(bytes) {
       if (bytes.byteLength === 0 || bytes.byteLength > maxBytes) return null;
@@ -54,13 +81,9 @@ export function createMediaHandoff(redis: Redis, options: MediaHandoffOptions): 
         return null;
       }
     },
-    async take(name) {
-      try {
-        return await redis.getdelBuffer(keyOf(name));
-      } catch (err) {
-        logger.warn({ err }, 'media handoff: copy not taken; reading S3 instead');
-        return null;
-      }
+    take,
+    async takeOr(name, read) {
+      return (name === undefined ? null : await take(name)) ?? read();
     },
     async drop(names) {
       if (names.length === 0) return;

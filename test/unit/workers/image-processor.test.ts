@@ -69,6 +69,7 @@ function run(script: Script) {
     handoff: {
       offer: async () => `copy${++offered}`,
       take: async () => null,
+      takeOr: (_name, read) => read(),
       drop: async (names) => {
         calls.push(`drop ${names.join(',')}`);
       },

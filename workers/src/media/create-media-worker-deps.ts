@@ -3,14 +3,12 @@ import { startRecoveryLoop } from '../../../shared/src/billing/recovery-loop.ts'
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
-import { createMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
+import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import type { Connections } from '../../../shared/src/runtime/connections.ts';
 import { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
-
-/** How often a worker re-drives charges a crashed process left half-applied. */
 
 /** Wires the media processors' dependencies over a worker process's connections; `close` undoes it. */
 export function createMediaWorkerDeps(
@@ -25,11 +23,7 @@ export function createMediaWorkerDeps(
   const deps: MediaWorkerDeps = {
     jobs: createMediaJobsRepository(connections.mongo.db),
     storage: createMediaStorage(connections.s3, config.s3.bucket),
-    handoff: createMediaHandoff(connections.redis, {
-      prefix: config.queues.prefix,
-      maxBytes: config.media.handoffMaxBytes,
-      logger,
-    }),
+    handoff: configuredMediaHandoff(connections.redis, config, logger),
     billing,
     client,
     catalogue,

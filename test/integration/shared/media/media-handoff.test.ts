@@ -46,6 +46,23 @@ describe('media handoff', () => {
     expect(await off.offer(bytes(1))).toBeNull();
   });
 
+  it('takeOr answers the copy when there is one, else what the fallback reads', async () => {
+    const handoff = createMediaHandoff(redis, { prefix, maxBytes: 1024, logger: captureLogger().logger });
+    const stored = Uint8Array.from([9, 9, 9]);
+    let reads = 0;
+    const readStored = async () => {
+      reads += 1;
+      return stored;
+    };
+    const name = (await handoff.offer(bytes(4))) as string;
+    expect(await handoff.takeOr(name, readStored)).toEqual(Buffer.from(bytes(4)));
+    expect(reads).toBe(0);
+    // Taken already (or expired), no copy made, no name recorded: the stored object.
+    expect(await handoff.takeOr(name, readStored)).toEqual(stored);
+    expect(await handoff.takeOr(undefined, readStored)).toEqual(stored);
+    expect(reads).toBe(2);
+  });
+
   it('drop deletes copies nobody will take', async () => {
     const handoff = createMediaHandoff(redis, { prefix, maxBytes: 1024, logger: captureLogger().logger });
     const names = await Promise.all([handoff.offer(bytes(5)), handoff.offer(bytes(6))]);
@@ -61,7 +78,8 @@ describe('media handoff', () => {
     const handoff = createMediaHandoff(gone, { prefix, maxBytes: 1024, logger });
     expect(await handoff.offer(bytes(5))).toBeNull();
     expect(await handoff.take('anything')).toBeNull();
+    expect(await handoff.takeOr('anything', async () => Uint8Array.from([1]))).toEqual(Uint8Array.from([1]));
     await expect(handoff.drop(['anything'])).resolves.toBeUndefined();
-    expect(lines().filter((line) => line.level === 40)).toHaveLength(3);
+    expect(lines().filter((line) => line.level === 40)).toHaveLength(4);
   });
 });

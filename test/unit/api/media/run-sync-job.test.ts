@@ -63,7 +63,7 @@ function setup(script: Script = {}) {
         calls.push(`remove ${keys.join(',')}`);
       },
     } as unknown as MediaStorage,
-    handoff: { take: async () => null, drop: async () => undefined },
+    handoff: { takeOr: (_name, read) => read(), drop: async () => undefined },
     queues: {
       image: {
         add: async () => {
