@@ -9,35 +9,20 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../../shared/src/catalogue/load-catalogue.ts';
 import { loadConfig } from '../../../shared/src/config/config.ts';
 import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
-import type { MediaJob, MediaJobStatus } from '../../../shared/src/media-jobs/media-job.ts';
+import type { MediaJobStatus } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { MediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import type { MediaWorkerDeps } from '../../../workers/src/media/media-worker-deps.ts';
 import { imageProcessor } from '../../../workers/src/processors/image.processor.ts';
 import { captureLogger } from '../../helpers/capture-logger.ts';
+import { FIXTURE_NOW, imageJob } from '../../helpers/media-job-fixture.ts';
 
-const now = new Date('2026-11-22T10:00:00Z');
-const running: MediaJob = {
-  id: 'img_1',
-  kind: 'image',
-  accountId: 'acct_1',
-  keyId: 'key_1',
+const now = FIXTURE_NOW;
+const running = imageJob({
   model: 'demo/image',
   status: 'running',
   request: { kind: 'image', input: { prompt: 'a cat', n: 2 } },
-  holdMicros: 1n,
-  result: null,
-  costMicros: null,
-  error: null,
-  progress: 0,
-  operation: null,
-  deadlineAt: null,
-  createdAt: now,
-  updatedAt: now,
-  completedAt: null,
-  expiresAt: null,
-  deletedAt: null,
-};
+});
 
 interface Script {
   readonly put?: () => Promise<void>;

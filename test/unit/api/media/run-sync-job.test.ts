@@ -8,30 +8,19 @@ import type { MediaJob } from '../../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { MediaStorage } from '../../../../shared/src/media-jobs/media-storage.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
+import { FIXTURE_NOW, imageJob } from '../../../helpers/media-job-fixture.ts';
 
 // The orchestration alone: its collaborators answer as scripted (the end-to-end tests run the real ones).
-const model = loadCatalogue().get('openai/gpt-image-1');
-const now = new Date('2026-11-22T10:00:00Z');
-const completed: MediaJob = {
-  id: 'img_1',
-  kind: 'image',
-  accountId: 'acct_1',
-  keyId: 'key_1',
-  model: 'openai/gpt-image-1',
+const found = loadCatalogue().get('openai/gpt-image-1');
+if (found === undefined) throw new Error('the catalogue has no openai/gpt-image-1');
+const model = found;
+const now = FIXTURE_NOW;
+const completed = imageJob({
   status: 'completed',
-  request: { kind: 'image', input: { prompt: 'a cat', n: 1 } },
-  holdMicros: 1n,
   result: { kind: 'image', images: [{ key: 'media/img_1/0.png', revisedPrompt: null }] },
-  costMicros: null,
-  error: null,
   progress: 100,
-  operation: null,
-  deadlineAt: null,
-  createdAt: now,
-  updatedAt: now,
   completedAt: now,
-  expiresAt: null,
-} as MediaJob;
+});
 
 interface Script {
   readonly settle?: () => Promise<void>;
@@ -41,7 +30,7 @@ interface Script {
 
 function setup(script: Script = {}) {
   const calls: string[] = [];
-  const queued: MediaJob = { ...completed, status: 'queued', result: null };
+  const queued = imageJob();
   const deps = {
     jobs: {
       insertQueued: async () => queued,
@@ -98,7 +87,6 @@ function setup(script: Script = {}) {
 }
 
 describe('runSyncJob', () => {
-  if (model === undefined) throw new Error('the catalogue has no openai/gpt-image-1');
   const request = { kind: 'image', input: { prompt: 'a cat', n: 1 } } as const;
 
   const signal = new AbortController().signal;
@@ -188,34 +176,9 @@ describe('runSyncJob', () => {
     expect(admission.settled).toBe(false);
   });
 
-  it('a delivered update that fails charges nothing and discards what was read', async () => {
-    for (const markDelivered of [
-      () => Promise.reject(new Error('MongoDB is away')),
-      async () => null, // the job was no longer `completed`
-    ]) {
-      const { deps, admission, calls } = setup({ markDelivered });
-      const discarded: string[] = [];
-      const running = runSyncJob(deps, {
-        request,
-        model,
-        admission,
-        signal,
-        readResult: async () => 'open stream',
-        discardRead: (read) => discarded.push(read),
-      });
-      await expect(running).rejects.toThrow();
-      expect(calls).not.toContain('settle');
-      expect(admission.settled).toBe(false);
-      expect(discarded).toEqual(['open stream']);
-    }
-  });
-
-  it('a charge that cannot be queued fails the request, leaves the hold to be released and discards what was read', async () => {
-    const { deps, admission } = setup({
-      settle: () => {
-        throw new Error('billing is closed');
-      },
-    });
+  /** A run whose read opens a stream (speech): what it discarded of it is recorded. */
+  function runReadingAStream(script: Script) {
+    const { deps, admission, calls } = setup(script);
     const discarded: string[] = [];
     const running = runSyncJob(deps, {
       request,
@@ -225,7 +188,30 @@ describe('runSyncJob', () => {
       readResult: async () => 'open stream',
       discardRead: (read) => discarded.push(read),
     });
+    return { running, admission, calls, discarded };
+  }
+
+  it('a delivered update that fails charges nothing and discards what was read', async () => {
+    for (const markDelivered of [
+      () => Promise.reject(new Error('MongoDB is away')),
+      async () => null, // the job was no longer `completed`
+    ]) {
+      const { running, admission, calls, discarded } = runReadingAStream({ markDelivered });
+      await expect(running).rejects.toThrow();
+      expect(calls).not.toContain('settle');
+      expect(admission.settled).toBe(false);
+      expect(discarded).toEqual(['open stream']);
+    }
+  });
+
+  it('a charge that cannot be queued fails the request, leaves the hold to be released and discards what was read', async () => {
+    const { running, admission, calls, discarded } = runReadingAStream({
+      settle: () => {
+        throw new Error('billing is closed');
+      },
+    });
     await expect(running).rejects.toThrow('billing is closed');
+    expect(calls).toContain('markDelivered');
     expect(admission.settled).toBe(false);
     expect(discarded).toEqual(['open stream']);
   });
