@@ -22,7 +22,8 @@ export const MEDIA_BLOCK: KeptBlock = {
 const ANALYSIS_BLOCK: KeptBlock = {
   start: '<!-- ANALYSIS:START (hand-written; kept when the bench rewrites this file) -->',
   end: '<!-- ANALYSIS:END -->',
-  placeholder: '\n\n## Analysis\n\n(to be written)\n\n',
+  placeholder:
+    '\n\n## Analysis\n\nTo be written after the first full run on the SQLite store (the lead engineer writes it).\n\n',
 };
 
 /** In file order: a media summary, then the analysis. */

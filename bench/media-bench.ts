@@ -1,20 +1,22 @@
 /**
- * `node bench/media-bench.ts`: the media job path (issue 5, item 7), apart from `npm run bench`
- * (run-bench.ts, the chat benchmark), which does not start or need it.
+ * `node bench/media-bench.ts` (`npm run bench:media`; `npm run bench` runs it after the chat
+ * benchmark, run-bench.ts): the media job path (issue 5, item 7).
  *
- * 1. Latency: the synchronous image request through api -> BullMQ -> worker -> S3 -> MongoDB
+ * 1. Latency: the synchronous image request through api -> BullMQ -> worker -> S3 -> the store
  *    (POST /v1/images/generations, openai/gpt-image-1) against the same fake OpenAI provider called
  *    directly with the body the adapter sends, sequentially, 0 ms provider delay.
  * 2. Throughput: 1, 2 and 4 image worker processes at a 200 ms provider delay, closed loop at
  *    2 x total worker concurrency, jobs/s and scaling efficiency.
  *
- * Every phase gets its own empty redis-server, jongodb and s3rver (jongodb's write cost grows with
- * the collection size, so phases must not inherit each other's documents). The fake provider runs in
- * this process. Everything started is stopped by pid at the end, on failure, on Ctrl-C and at the
- * time limit. Writes bench/MEDIA-RESULTS.md. Knobs (env): MEDIA_BENCH_SECONDS (15),
- * MEDIA_BENCH_LATENCY_N (100), MEDIA_BENCH_WORKERS ("1,2,4"; empty runs the latency phase alone),
- * MEDIA_BENCH_CONCURRENCY (4), MEDIA_BENCH_TIME_LIMIT_S (240), BENCH_PRUNE_STORE (1; 0 keeps every
- * document, see store-pruner.ts), KEEP (1 keeps the scratch folder with the processes' logs).
+ * Every phase gets its own empty redis-server and s3rver and its own fresh SQLite file (the store
+ * `npm start` uses; the api and the workers of the phase share it; nothing pruned), so phases do not
+ * inherit each other's rows. After each phase the file is read read-only (./store-file.ts): size,
+ * rows, and every wallet against the sum of its ledger entries. The fake provider runs in this
+ * process. Everything started is stopped by pid at the end, on failure, on Ctrl-C and at the time
+ * limit. Writes bench/MEDIA-RESULTS.md. Knobs (env): MEDIA_BENCH_SECONDS (15),
+ * MEDIA_BENCH_LATENCY_N (300), MEDIA_BENCH_WORKERS ("1,2,4"; empty runs the latency phase alone),
+ * MEDIA_BENCH_CONCURRENCY (4), MEDIA_BENCH_TIME_LIMIT_S (240), KEEP (1 keeps the scratch folders
+ * with the processes' logs and the SQLite files).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,16 +25,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts';
 import { writeKeepingAnalysis, writeMediaBlock } from './kept-analysis.ts';
+import { loopDelayOf } from './loop-delay.ts';
 import {
   type LatencyResult,
+  type MediaStore,
   renderMediaResults,
   renderMediaSummary,
   type ThroughputResult,
 } from './media-report.ts';
-import { collectionSizes, cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
+import { cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
 import { killAllNow, stopAll } from './processes.ts';
 import { probeS3Cost } from './s3-probe.ts';
-import { startStorePruner } from './store-pruner.ts';
+import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -62,6 +66,11 @@ const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 const TMP = mkdtempSync(join(SCRATCH, 'media-bench-'));
 const LOGS = join(TMP, 'logs');
 mkdirSync(LOGS, { recursive: true });
+/**
+ * The SQLite files, one per phase, on the host's disk like `npm start`'s `.local/gateway.db` (not in
+ * /dev/shm: the store's own writes and checkpoints are part of what the job path costs).
+ */
+const STORES = mkdtempSync(join(os.tmpdir(), 'media-bench-store-'));
 
 const PROMPT = 'A lighthouse on a cliff at dusk, watercolour';
 const GATEWAY_BODY = JSON.stringify({ model: 'openai/gpt-image-1', prompt: PROMPT, n: 1, size: '1024x1024' });
@@ -110,6 +119,7 @@ async function latencyPhase(
     workers: 1,
     workerConcurrency: settings.concurrencyPerWorker,
     s3Dir: join(TMP, 's3-latency'),
+    storeDir: join(STORES, 'latency'),
     logDir: LOGS,
     keys: 1,
     log,
@@ -124,6 +134,7 @@ async function latencyPhase(
     }
     const viaGateway: number[] = [];
     const viaDirect: number[] = [];
+    const measuredFrom = Date.now();
     // Interleaved, so both see the same machine state.
     for (let i = 0; i < settings.latencyN; i++) {
       let t = performance.now();
@@ -133,10 +144,10 @@ async function latencyPhase(
       await post(direct, 'sk-test-fake-key', DIRECT_BODY);
       viaDirect.push(performance.now() - t);
     }
-    const sizes = await collectionSizes(stack.mongoUrl);
-    const timings = await jobTimings(stack.mongoUrl);
+    const timings = jobTimings(stack.sqlitePath);
     log(`latency breakdown: ${JSON.stringify(timings)}`);
-    return { gateway: stats(viaGateway), direct: stats(viaDirect), sizes, timings };
+    const store = await measureStore(stack, 'latency', measuredFrom, Date.now());
+    return { gateway: stats(viaGateway), direct: stats(viaDirect), store, timings };
   } finally {
     await stack.stop();
   }
@@ -156,18 +167,15 @@ async function throughputPhase(
     workers,
     workerConcurrency: settings.concurrencyPerWorker,
     s3Dir: join(TMP, `s3-w${workers}`),
+    storeDir: join(STORES, `w${workers}`),
     logDir: LOGS,
     keys: 8,
     log,
   });
-  // Keeps ledger and media_jobs at the size an indexed store behaves like (bench/store-pruner.ts).
-  const pruner =
-    process.env.BENCH_PRUNE_STORE === '0'
-      ? null
-      : await startStorePruner(stack.mongoUrl, 'mediabench', { mediaJobs: true });
   try {
     const gw = `${stack.url}/v1/images/generations`;
     const started = performance.now();
+    const wallStart = Date.now();
     const measureFrom = started + settings.warmupSeconds * 1000;
     const measureTo = measureFrom + settings.seconds * 1000;
     const completions: number[] = [];
@@ -214,12 +222,10 @@ async function throughputPhase(
     const cpu: Record<string, number> = {};
     for (const name of Object.keys(cpuAfter))
       cpu[name] = ((cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0)) / settings.seconds;
-    const report = await pruner?.stop();
-    const sizes = await collectionSizes(stack.mongoUrl);
-    // Probed after the counts: the cost of one insert/update into media_jobs at its end size.
-    const probe = await jobTimings(stack.mongoUrl, 'media_jobs');
+    const window = [settings.warmupSeconds, settings.warmupSeconds + settings.seconds];
+    const [fromMs, toMs] = window.map((s) => wallStart + s * 1000) as [number, number];
+    const store = await measureStore(stack, `w${workers}`, fromMs, toMs);
     const result: ThroughputResult = {
-      probe,
       workers,
       concurrencyPerWorker: settings.concurrencyPerWorker,
       clients: concurrency,
@@ -229,36 +235,57 @@ async function throughputPhase(
       errors,
       firstError,
       cpu,
-      sizes,
+      store,
       totalCompleted: completions.length,
-      ...(report === undefined
-        ? {}
-        : {
-            pruned: {
-              entries: report.prunedEntries,
-              jobs: report.prunedJobs,
-              walletsDiffering: report.differences.length,
-              wallets: report.wallets,
-            },
-          }),
     };
     log(
-      `w${workers}: ${result.jobsPerSecond.toFixed(1)} jobs/s, p50 ${result.latency.p50.toFixed(0)} ms, errors ${errors}, cpu ${JSON.stringify(cpu)}, sizes ${JSON.stringify(sizes)}`,
+      `w${workers}: ${result.jobsPerSecond.toFixed(1)} jobs/s, p50 ${result.latency.p50.toFixed(0)} ms, errors ${errors}, cpu ${JSON.stringify(cpu)}`,
     );
     return result;
   } finally {
-    await pruner?.stop().catch(() => undefined);
     await stack.stop();
   }
 }
 
-/** CPU seconds so far: api, workers (sum), jongodb, redis, this process (loadgen + fake + s3rver). */
+/**
+ * The phase's SQLite file when the load ended (apps running), then after the workers and the api
+ * closed gracefully (queued charges written), the ledger check on the closed file, and the api's
+ * event-loop delay over [fromMs, toMs].
+ */
+async function measureStore(
+  stack: MediaStack,
+  phase: string,
+  fromMs: number,
+  toMs: number,
+): Promise<MediaStore> {
+  const atLoadEnd = snapshotStore(stack.sqlitePath);
+  await stack.stopApps();
+  const afterClose = snapshotStore(stack.sqlitePath);
+  let ledgerCheck: MediaStore['ledgerCheck'];
+  try {
+    ledgerCheck = checkLedger(stack.sqlitePath);
+  } catch (err) {
+    log(`${phase}: ledger check failed: ${String(err)}`);
+  }
+  const store: MediaStore = {
+    file: stack.sqlitePath,
+    atLoadEnd,
+    afterClose,
+    ledgerCheck,
+    apiLoopDelay: loopDelayOf(stack.loopDelayDir, 'api', fromMs, toMs),
+  };
+  log(
+    `${phase}: SQLite ${formatSize(afterClose?.size)} after close, ${afterClose?.ledgerRows ?? 'n/a'} ledger rows, ${afterClose?.mediaJobs ?? 'n/a'} media jobs; ledger check: ${describeVerdict(ledgerCheck)}`,
+  );
+  return store;
+}
+
+/** CPU seconds so far: api (SQLite included), workers (sum), redis, this process (loadgen + fake + s3rver). */
 function cpuOf(stack: MediaStack): Record<string, number> {
   const self = process.cpuUsage();
   return {
     api: cpuSeconds(stack.api.pid),
     workers: stack.workers.reduce((sum, w) => sum + cpuSeconds(w.pid), 0),
-    jongodb: cpuSeconds(stack.mongo.pid),
     redis: cpuSeconds(stack.redis.pid),
     'runner (loadgen, fake provider, s3rver)': (self.user + self.system) / 1e6,
   };
@@ -294,8 +321,19 @@ async function main(): Promise<void> {
     const s3 = await probeS3Cost(join(TMP, 's3-probe'));
     log(`s3 probe: ${JSON.stringify(s3)}`);
     const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
+    const knobs = Object.entries(env)
+      .filter(([name]) => /^(MEDIA_BENCH_[A-Z_]+|KEEP)$/.test(name))
+      .map(([name, value]) => `${name}=${value} `)
+      .join('');
+    const shortened =
+      settings.seconds < 15 || settings.latencyN < 300 || settings.workerCounts.join(',') !== '1,2,4';
     const report = {
-      command: 'node bench/media-bench.ts',
+      command: `${knobs}node bench/media-bench.ts`,
+      ...(shortened
+        ? {
+            note: `Shortened run (${settings.seconds} s per throughput phase, ${settings.latencyN} latency requests, workers ${settings.workerCounts.join(',') || 'none'}; by default 15 s, 300, 1,2,4): a smoke test, not comparable with full runs.`,
+          }
+        : {}),
       machine: machine(),
       date: startedAt.toISOString(),
       durationS: (Date.now() - startedAt.getTime()) / 1000,
@@ -315,7 +353,10 @@ async function main(): Promise<void> {
     await stopAll(log);
     await upstream.close().catch(() => undefined);
     // Logs stay on failure (their folder is printed); on success the scratch folder goes.
-    if (ok && !process.env.KEEP) rmSync(TMP, { recursive: true, force: true });
+    if (ok && !process.env.KEEP) {
+      rmSync(TMP, { recursive: true, force: true });
+      rmSync(STORES, { recursive: true, force: true });
+    } else log(`kept: ${TMP} (logs, s3rver data) and ${STORES} (SQLite files)`);
   }
 }
 
@@ -326,6 +367,8 @@ process.on('SIGINT', () => {
 process.on('exit', () => killAllNow());
 
 main().catch((err: unknown) => {
-  log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)} (logs: ${LOGS})`);
+  log(
+    `failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)} (logs: ${LOGS}, stores: ${STORES})`,
+  );
   process.exitCode = 1;
 });

@@ -1,5 +1,7 @@
 /** Renders bench/MEDIA-RESULTS.md from the numbers `node bench/media-bench.ts` measured. */
+import { formatLoopDelay, type LoopDelay } from './loop-delay.ts';
 import type { S3Cost } from './s3-probe.ts';
+import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
 
 export interface Stats {
   n: number;
@@ -8,10 +10,22 @@ export interface Stats {
   mean: number;
 }
 
+/** What one phase left in its SQLite file, read read-only from outside (bench/store-file.ts). */
+export interface MediaStore {
+  file: string;
+  /** When the phase's load ended (api and workers running), and after they closed gracefully. */
+  atLoadEnd: StoreSnapshot | null;
+  afterClose: StoreSnapshot | null;
+  /** Every wallet against the sum of its ledger entries, on the closed file. */
+  ledgerCheck: LedgerVerdict | undefined;
+  /** The api's event-loop delay during the measured requests. */
+  apiLoopDelay: LoopDelay | null;
+}
+
 export interface LatencyResult {
   gateway: Stats;
   direct: Stats;
-  sizes: Record<string, number | null>;
+  store: MediaStore;
   timings: Record<string, number>;
 }
 
@@ -26,11 +40,8 @@ export interface ThroughputResult {
   firstError: string;
   /** CPU seconds per second of the window (1.0 = one core busy), per process group. */
   cpu: Record<string, number>;
-  sizes: Record<string, number | null>;
+  store: MediaStore;
   totalCompleted: number;
-  probe: Record<string, number>;
-  /** What the store pruner removed during the phase, and its wallet check (absent when off). */
-  pruned?: { entries: number; jobs: number; walletsDiffering: number; wallets: number };
 }
 
 export interface ReportInput {
@@ -42,6 +53,8 @@ export interface ReportInput {
   latency: LatencyResult;
   throughput: ThroughputResult[];
   s3?: S3Cost;
+  /** Said at the top when present (a shortened run). */
+  note?: string;
 }
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
@@ -60,12 +73,15 @@ export function renderMediaResults(r: ReportInput): string {
     '',
     `Command: \`${r.command}\` (${f1(r.durationS)} s). Date: ${r.date}. Machine: ${r.machine}.`,
     '',
-    'Every phase runs on its own empty redis-server, jongodb and s3rver; the api and the worker',
-    'processes are `node api/src/main.ts` and `node workers/src/main.ts` (WORKER_QUEUES=image); the',
-    'fake OpenAI media provider (test/fakes/openai-media-upstream.ts, real PNG answers) and the load',
+    ...(r.note === undefined ? [] : [`**${r.note}**`, '']),
+    `**Store: SQLite (node:sqlite, WAL) file \`${storeFolder(r)}/<phase>/gateway.db\`, a fresh one for each phase, shared by the api and the worker processes of the phase (the store \`npm start\` uses: \`SQLITE_PATH\` set, \`MONGO_URL\` unset), on the host's disk; nothing pruned.**`,
+    '',
+    'Every phase runs on its own empty redis-server and s3rver and its own SQLite file; the api and',
+    'the worker processes are `node api/src/main.ts` and `node workers/src/main.ts` (WORKER_QUEUES=image);',
+    'the fake OpenAI media provider (test/fakes/openai-media-upstream.ts, real PNG answers) and the load',
     'generator run in the benchmark process. Nothing is pinned to a CPU: all of it shares the machine.',
     "s3rver keeps its files in /dev/shm (memory): the host disk's latency varies here from hour to",
-    'hour by a factor of 2-3 and is not what this measures.',
+    'hour by a factor of 2-3 and is not what this measures (the SQLite file stays on disk, as in use).',
     '',
     '## 1. Synchronous image request: through the queue vs the provider called directly',
     '',
@@ -76,15 +92,15 @@ export function renderMediaResults(r: ReportInput): string {
     '',
     '| path | p50 | p99 | mean |',
     '|---|---|---|---|',
-    `| gateway (api -> BullMQ -> worker -> provider, S3, MongoDB -> api) | ${ms(l.gateway.p50)} | ${ms(l.gateway.p99)} | ${ms(l.gateway.mean)} |`,
+    `| gateway (api -> BullMQ -> worker -> provider, S3, SQLite -> api) | ${ms(l.gateway.p50)} | ${ms(l.gateway.p99)} | ${ms(l.gateway.mean)} |`,
     `| provider directly | ${ms(l.direct.p50)} | ${ms(l.direct.p99)} | ${ms(l.direct.mean)} |`,
     `| **added** | **${ms(addedP50)}** | **${ms(addedP99)}** | ${ms(l.gateway.mean - l.direct.mean)} |`,
     '',
     `Target (at most 10 ms added at p50): **${addedP50 <= 10 ? 'met' : `not met, gap ${ms(addedP50 - 10)}`}**.`,
-    `Documents at the end of the phase: ${JSON.stringify(l.sizes)}.`,
+    `Store at the end of the phase (after close): ${storeLine(l.store)}.`,
     '',
-    'Where the gateway p50 goes (medians from the job documents, ms resolution): before the job',
-    'document exists (auth, admission, hold) + created -> completed (BullMQ pickup, running update,',
+    'Where the gateway p50 goes (medians from the `media_jobs` rows, ms resolution): before the job',
+    'row exists (auth, admission, hold) + created -> completed (BullMQ pickup, running update,',
     'provider, S3 put beside the Redis copy, completed update) + completed -> delivered (QueueEvents',
     'wake-up carrying the result, charge queued for the group commit, delivered update) + after',
     '(response):',
@@ -93,9 +109,8 @@ export function renderMediaResults(r: ReportInput): string {
     '|---|---|',
     `| created -> completed (worker side) | ${f1(l.timings.createdToCompletedMs ?? Number.NaN)} |`,
     `| completed -> delivered (api wake-up, charge) | ${f1(l.timings.completedToDeliveredMs ?? Number.NaN)} |`,
-    `| rest of the gateway p50 (admission, hold, job insert and enqueue before the document's time; taking the Redis copy; response; HTTP) | ${f1(l.gateway.p50 - (l.timings.createdToCompletedMs ?? 0) - (l.timings.completedToDeliveredMs ?? 0))} |`,
+    `| rest of the gateway p50 (admission, hold, job insert and enqueue before the row's time; taking the Redis copy; response; HTTP) | ${f1(l.gateway.p50 - (l.timings.createdToCompletedMs ?? 0) - (l.timings.completedToDeliveredMs ?? 0))} |`,
     `| of which the provider itself (direct p50) | ${f1(l.direct.p50)} |`,
-    `| jongodb: one insert / one update, fresh small collection | ${f1(l.timings.mongoInsertSmallMs ?? Number.NaN)} / ${f1(l.timings.mongoUpdateSmallMs ?? Number.NaN)} |`,
     '',
     '## 2. Job throughput by worker processes',
     '',
@@ -127,19 +142,46 @@ export function renderMediaResults(r: ReportInput): string {
     '',
     'Completions per second across the window (a falling row: per-job cost growing during the run):',
     '',
-    '| workers | jobs completed in each second | documents at the end | one insert / update into media_jobs at that size |',
-    '|---|---|---|---|',
-    ...t.map(
-      (x) =>
-        `| ${x.workers} | ${x.perSecond.join(' ')} | ${JSON.stringify(x.sizes)} | ${ms(x.probe.mongoInsertSmallMs ?? Number.NaN)} / ${ms(x.probe.mongoUpdateSmallMs ?? Number.NaN)} |`,
-    ),
+    '| workers | jobs completed in each second |',
+    '|---|---|',
+    ...t.map((x) => `| ${x.workers} | ${x.perSecond.join(' ')} |`),
     '',
-    '## Reading: the gaps and their causes',
+    '## 3. The store after each phase',
+    '',
+    "The phase's SQLite file, read read-only from outside (`bench/store-file.ts`) when the load ended",
+    '(api and workers running) and after they closed gracefully (queued charges written, WAL',
+    'checkpointed); nothing pruned. Ledger check: every wallet against the sum of its ledger entries on',
+    'the closed file. Event-loop delay of the api during the measured requests:',
+    '`perf_hooks.monitorEventLoopDelay` loaded with `node --import bench/loop-delay-preload.ts` (the api',
+    "unchanged; the delay beyond its 10 ms timer; p50/p99: medians over the seconds of each second's value).",
+    '',
+    '| phase | size at load end (db + wal) | size after close | ledger rows | media jobs | ledger check | api event-loop delay |',
+    '|---|---|---|---|---|---|---|',
+    storeRow('latency', l.store),
+    ...t.map((x) => storeRow(`${x.workers} worker(s)`, x.store)),
+    '',
+    '## Reading: where the time goes',
     '',
     ...reading(r),
     '',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function storeFolder(r: ReportInput): string {
+  const file = r.latency.store.file;
+  const parts = file.split('/');
+  return parts.slice(0, -2).join('/') || file;
+}
+
+function storeLine(s: MediaStore): string {
+  const after = s.afterClose;
+  return `${formatSize(after?.size)}, ${after?.ledgerRows ?? 'n/a'} ledger rows, ${after?.mediaJobs ?? 'n/a'} media jobs, ledger check ${describeVerdict(s.ledgerCheck)}`;
+}
+
+function storeRow(phase: string, s: MediaStore): string {
+  const after = s.afterClose;
+  return `| ${phase} | ${formatSize(s.atLoadEnd?.size)} | ${formatSize(after?.size)} | ${after?.ledgerRows ?? 'n/a'} | ${after?.mediaJobs ?? 'n/a'} | ${describeVerdict(s.ledgerCheck)} | ${formatLoopDelay(s.apiLoopDelay)} |`;
 }
 
 /** Mean of the first and the last `k` seconds of a per-second row. */
@@ -159,19 +201,15 @@ function reading(r: ReportInput): string[] {
   const s3Line =
     s3 === undefined
       ? '  (S3 probe not run.)'
-      : `  Measured apart (\`bench/s3-probe.ts\`, ${s3.bytes} bytes): one put to s3rver ${f1(s3.s3rver.put)} ms and one get ${f1(s3.s3rver.get)} ms, against ${f1(s3.noop.put)} / ${f1(s3.noop.get)} ms for the same SDK calls to a no-op HTTP server: the S3 server, not the client, costs the time.`;
+      : `  Measured apart (\`bench/s3-probe.ts\`, ${s3.bytes} bytes): one put to s3rver ${f1(s3.s3rver.put)} ms and one get ${f1(s3.s3rver.get)} ms, against ${f1(s3.noop.put)} / ${f1(s3.noop.get)} ms for the same SDK calls to a no-op HTTP server.`;
   out.push(
     `- **Latency (added p50 ${f1(added)} ms vs the 10 ms target).** The provider call itself is ${f1(l.direct.p50)} ms;`,
     `  the job path adds about ${f1(worker)} ms on the worker side (BullMQ pickup, the queued -> running and`,
     '  running -> completed conditional updates, the PNG put to S3 beside its short-lived Redis copy),',
-    `  ${f1(l.timings.completedToDeliveredMs ?? Number.NaN)} ms between completion and delivery (QueueEvents wake-up through a Redis stream`,
-    '  carrying the result, then the delivered update side by side with queuing the charge for the',
-    '  group commit and taking the Redis copy of the PNG) and the rest in admission, the hold, the job',
-    `  insert and enqueue, and the extra HTTP hop. MongoDB-wire writes on this small collection cost ${f1(l.timings.mongoInsertSmallMs ?? Number.NaN)} ms each.`,
-    '  The largest single item left is the S3 put, which the worker makes before the job counts as',
-    '  completed (DESIGN.md: the media is stored, then the job completes):',
+    `  ${f1(l.timings.completedToDeliveredMs ?? Number.NaN)} ms between completion and delivery (QueueEvents wake-up, the delivered update,`,
+    '  queuing the charge for the group commit) and the rest in admission, the hold, the job insert and',
+    '  enqueue, and the extra HTTP hop.',
     s3Line,
-    '  See the analysis below for what remains and why.',
   );
   for (const x of t.filter((y) => y.workers > 1)) {
     const early = edge(x.perSecond, 3, false);
@@ -180,32 +218,19 @@ function reading(r: ReportInput): string[] {
     out.push(
       `- **${x.workers} workers: ${f1(x.jobsPerSecond)} jobs/s, efficiency ${(x.jobsPerSecond / (x.workers * (one?.jobsPerSecond ?? Number.NaN))).toFixed(2)}.** In the first 3 s of the window it`,
       `  ran ${f1(early)} jobs/s (efficiency against the first 3 s with 1 worker: ${(early / (x.workers * early1)).toFixed(2)}), in the last 3 s ${f1(late)} jobs/s.`,
-      `  jongodb used ${x.cpu.jongodb?.toFixed(2)} cores, the api ${x.cpu.api?.toFixed(2)}, all workers together ${x.cpu.workers?.toFixed(2)}; everything ${cores.toFixed(2)} of 2.`,
-      `  One insert into media_jobs at its end size (${x.sizes.media_jobs} documents) cost ${f1(x.probe.mongoInsertSmallMs ?? Number.NaN)} ms against`,
-      `  ${f1(l.timings.mongoInsertSmallMs ?? Number.NaN)} ms on an empty collection.`,
+      `  The api (SQLite included) used ${x.cpu.api?.toFixed(2)} cores, all workers together (SQLite included) ${x.cpu.workers?.toFixed(2)}, Redis ${x.cpu.redis?.toFixed(2)}; everything ${cores.toFixed(2)} of 2.`,
+      `  Store after the phase: ${storeLine(x.store)}.`,
     );
   }
   out.push(
-    '- **Throughput.** The workers use a fraction of a core and scale linearly. jongodb (the',
-    '  MongoDB-wire test server used here) costs O(collection size) per write (~0.4 ms into an empty',
-    '  collection, ~165 ms at 4,000 documents), where MongoDB is O(log n): each phase therefore runs with',
-    '  `bench/store-pruner.ts`, which removes delivered image jobs and finished ledger entries while',
-    '  the load runs (their sums kept, and every wallet checked against its entries at the end, removed',
-    '  ones included). Without it (`BENCH_PRUNE_STORE=0`) the 4-worker rate falls as the run adds',
-    '  documents (an earlier run: 0.77 efficiency, jongodb the busiest process).',
-    ...t
-      .filter((x) => x.pruned !== undefined)
-      .map(
-        (x) =>
-          `  ${x.workers} worker(s): pruned ${x.pruned?.jobs} jobs and ${x.pruned?.entries} ledger entries; wallets differing from their entries: ${x.pruned?.walletsDiffering} of ${x.pruned?.wallets}.`,
-      ),
     '',
     '## Caveats',
     '',
     '- One run, no repetition, on a 2-core machine where the load generator, the fake provider,',
-    '  s3rver, Redis, jongodb, the api and up to 4 workers share the CPUs (nothing pinned); at 4',
-    '  workers the whole machine is close to busy, which also caps scaling.',
-    '- The per-segment latency split uses document timestamps at 1 ms resolution (medians).',
+    '  s3rver, Redis, the api and up to 4 workers (SQLite runs inside the api and the workers) share',
+    '  the CPUs (nothing pinned); at 4 workers the whole machine can be close to busy, which also caps',
+    '  scaling.',
+    '- The per-segment latency split uses row timestamps at 1 ms resolution (medians).',
     '- CPU is from /proc/<pid>/stat (utime + stime) before and after the measured window; the runner',
     '  row is this process (load generator + fake provider + s3rver) from process.cpuUsage().',
     '- Jobs/s counts client-side completions (HTTP 200 with the image) inside the window.',
@@ -228,17 +253,16 @@ export function renderMediaSummary(r: ReportInput): string {
   return [
     '## Media job path (issue 5)',
     '',
-    `\`npm run bench\` runs \`bench/media-bench.ts\` after the phases above (${r.date}, ${f1(r.durationS)} s):`,
-    'its own stores, api and worker processes, and the fake OpenAI media provider. Details, the',
-    'split of the latency and the analysis of the gap: [`bench/MEDIA-RESULTS.md`](MEDIA-RESULTS.md).',
+    `\`npm run bench\` runs \`bench/media-bench.ts\` after the phases above (${r.date}, ${f1(r.durationS)} s${r.note === undefined ? '' : '; a shortened run'}):`,
+    'its own Redis, s3rver and SQLite file per phase (nothing pruned), api and worker processes, and the',
+    'fake OpenAI media provider. Details, the split of the latency and the store after each phase:',
+    '[`bench/MEDIA-RESULTS.md`](MEDIA-RESULTS.md).',
     '',
     '| target | measured | verdict |',
     '|---|---|---|',
     `| synchronous image through the queue: added p50 ≤ 10 ms | ${ms(l.gateway.p50)} vs ${ms(l.direct.p50)} direct = +${ms(added)} (p99 +${ms(l.gateway.p99 - l.direct.p99)}) | **${added <= 10 ? 'met' : `not met, gap ${ms(added - 10)}`}** |`,
     `| job throughput at 200 ms per job: efficiency ≥ 0.9 of linear up to 4 workers | ${t.map((x) => `${x.workers}: ${f1(x.jobsPerSecond)} jobs/s${x.workers > 1 ? ` (${eff(x).toFixed(2)})` : ''}`).join(', ')} | **${scalingMet ? 'met' : 'not met'}** |`,
     '',
-    added <= 10
-      ? ''
-      : "The gap's cause, measured: the worker stores the PNG in S3 before the job counts as completed (DESIGN.md, job path step 3), and the answer waits for that completion; the rest is one store round trip per step of the job's state machine. See the analysis in bench/MEDIA-RESULTS.md.",
+    `Ledger check after each phase: ${[`latency ${describeVerdict(l.store.ledgerCheck)}`, ...t.map((x) => `${x.workers} worker(s) ${describeVerdict(x.store.ledgerCheck)}`)].join(', ')}.`,
   ].join('\n');
 }

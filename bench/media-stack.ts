@@ -1,27 +1,32 @@
 /**
- * The stack one phase of `node bench/media-bench.ts` measures: its own empty redis-server, jongodb
- * and s3rver, the api and N image worker processes, all on free 127.0.0.1 ports, plus an account
- * with keys. Processes are owned through ./processes.ts (own process group, stopped by pid only).
+ * The stack one phase of `node bench/media-bench.ts` measures: its own empty redis-server and
+ * s3rver, its own fresh SQLite file (the store `npm start` uses; the api and the workers share it),
+ * the api and N image worker processes, all on free 127.0.0.1 ports, plus an account with keys.
+ * Processes are owned through ./processes.ts (own process group, stopped by pid only).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
 import { freePort } from '../infra/local-services/free-port.ts';
-import { startJongodb } from '../infra/local-services/jongodb.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
+import { LOOP_DELAY_PRELOAD } from './loop-delay.ts';
 import { type Owned, own, startProcess, waitForHttp } from './processes.ts';
+import { deliveredJobTimes } from './store-file.ts';
 
 export interface MediaStack {
   readonly url: string;
   readonly api: Owned;
   readonly workers: readonly Owned[];
   readonly redis: Owned;
-  readonly mongo: Owned;
-  readonly mongoUrl: string;
+  /** The phase's SQLite file, shared by the api and the workers. */
+  readonly sqlitePath: string;
+  /** Where the api's event-loop delay samples go (./loop-delay.ts reads them). */
+  readonly loopDelayDir: string;
   readonly keys: readonly string[];
+  /** Stops the workers, then the api (graceful: queued charges are written), leaving Redis and S3. */
+  stopApps(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,16 +37,20 @@ export interface StackOptions {
   readonly workers: number;
   readonly workerConcurrency: number;
   readonly s3Dir: string;
+  /** The phase's store folder: created empty; the SQLite file is `gateway.db` in it. */
+  readonly storeDir: string;
   readonly logDir: string;
   readonly keys: number;
   readonly log: (line: string) => void;
 }
 
 export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
+  rmSync(o.storeDir, { recursive: true, force: true });
+  mkdirSync(o.storeDir, { recursive: true });
+  const sqlitePath = join(o.storeDir, 'gateway.db');
+  const loopDelayDir = join(o.storeDir, 'loop-delay');
   const redisLocal = await startRedisServer('redis-server', { detached: true });
   const redis = own(`redis-server (${o.phase})`, redisLocal.process.child);
-  const mongoLocal = await startJongodb({ detached: true });
-  const mongo = own(`jongodb (${o.phase})`, mongoLocal.process.child);
   const s3 = await startS3Server(o.s3Dir);
   const port = await freePort();
   const adminToken = randomBytes(24).toString('base64url');
@@ -53,8 +62,8 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
     PORT: String(port),
     LOG_LEVEL: 'warn',
     REDIS_URL: redisLocal.url,
-    MONGO_URL: mongoLocal.url,
-    MONGO_DB: 'mediabench',
+    // MONGO_URL left out: the api and the workers share this SQLite file, as under `npm start`.
+    SQLITE_PATH: sqlitePath,
     S3_ENDPOINT: s3.endpoint,
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
@@ -68,17 +77,19 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
   const api = startProcess({
     name: `api (${o.phase})`,
     command: process.execPath,
-    args: ['api/src/main.ts'],
+    args: ['--import', LOOP_DELAY_PRELOAD, 'api/src/main.ts'],
     cwd: o.root,
-    env: baseEnv,
+    env: { ...baseEnv, BENCH_LOOP_DELAY_DIR: loopDelayDir },
     logFile: join(o.logDir, `api-${o.phase}.log`),
   });
   const workers: Owned[] = [];
-  const stop = async () => {
+  const stopApps = async () => {
     for (const w of [...workers].reverse()) await w.stop(15_000).catch(() => undefined);
     await api.stop(15_000).catch(() => undefined);
+  };
+  const stop = async () => {
+    await stopApps();
     await redis.stop().catch(() => undefined);
-    await mongo.stop().catch(() => undefined);
     await s3.stop().catch(() => undefined);
   };
   try {
@@ -107,9 +118,9 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
     );
     const keys = await mediaAccountWithKeys(url, adminToken, o.phase, o.keys);
     o.log(
-      `${o.phase}: api pid ${api.pid}, ${workers.length} worker(s) [${workers.map((w) => w.pid).join(', ')}], jongodb pid ${mongo.pid}`,
+      `${o.phase}: api pid ${api.pid}, ${workers.length} worker(s) [${workers.map((w) => w.pid).join(', ')}], SQLite ${sqlitePath}`,
     );
-    return { url, api, workers, redis, mongo, mongoUrl: mongoLocal.url, keys, stop };
+    return { url, api, workers, redis, sqlitePath, loopDelayDir, keys, stopApps, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -136,24 +147,6 @@ async function mediaAccountWithKeys(
   return accountWithKeys(adminClient(url, token), `media-${label}`, count);
 }
 
-/** Document counts of the collections jongodb writes per job (its write cost grows with them). */
-export async function collectionSizes(mongoUrl: string): Promise<Record<string, number | null>> {
-  const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 3_000 });
-  const out: Record<string, number | null> = {};
-  try {
-    const db = client.db('mediabench');
-    for (const name of ['media_jobs', 'ledger']) {
-      out[name] = await db
-        .collection(name)
-        .countDocuments({}, { maxTimeMS: 20_000 })
-        .catch(() => null);
-    }
-  } finally {
-    await client.close().catch(() => undefined);
-  }
-  return out;
-}
-
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
   try {
@@ -167,48 +160,19 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * Where a synchronous job's time goes, from its document: created (api, after admission) ->
+ * Where a synchronous job's time goes, from its `media_jobs` row: created (api, after admission) ->
  * completed (worker: queue pickup, running update, provider, S3 put, completed update) -> last
- * update (api: woken, reads, marks delivered). Medians in ms, and jongodb's cost of one insert and
- * one update at the collection's present size (probed on a scratch collection of the same size).
+ * update (api: woken, reads, marks delivered). Medians in ms (the store keeps ms timestamps).
  */
-export async function jobTimings(
-  mongoUrl: string,
-  probeCollection = 'bench_probe',
-): Promise<Record<string, number>> {
-  const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 3_000 });
+export function jobTimings(sqlitePath: string): Record<string, number> {
   const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s[Math.floor(s.length / 2)] ?? Number.NaN;
+    const sorted = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
   };
-  try {
-    const db = client.db('mediabench');
-    const docs = await db
-      .collection('media_jobs')
-      .find({ status: 'delivered' }, { projection: { createdAt: 1, completedAt: 1, updatedAt: 1 } })
-      .toArray();
-    const t = (d: Record<string, unknown>, k: string) =>
-      d[k] instanceof Date ? (d[k] as Date).getTime() : Number.NaN;
-    const probe = db.collection<{ _id: string; v: number }>(probeCollection);
-    const insertMs: number[] = [];
-    const updateMs: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      let at = performance.now();
-      await probe.insertOne({ _id: `bench-probe-${i}`, v: 0 });
-      insertMs.push(performance.now() - at);
-      at = performance.now();
-      await probe.updateOne({ _id: `bench-probe-${i}`, v: 0 }, { $set: { v: 1 } });
-      updateMs.push(performance.now() - at);
-    }
-    if (probeCollection === 'bench_probe') await probe.drop().catch(() => undefined);
-    return {
-      delivered: docs.length,
-      createdToCompletedMs: median(docs.map((d) => t(d, 'completedAt') - t(d, 'createdAt'))),
-      completedToDeliveredMs: median(docs.map((d) => t(d, 'updatedAt') - t(d, 'completedAt'))),
-      mongoInsertSmallMs: median(insertMs),
-      mongoUpdateSmallMs: median(updateMs),
-    };
-  } finally {
-    await client.close().catch(() => undefined);
-  }
+  const rows = deliveredJobTimes(sqlitePath);
+  return {
+    delivered: rows.length,
+    createdToCompletedMs: median(rows.map((r) => (r.completed ?? Number.NaN) - r.created)),
+    completedToDeliveredMs: median(rows.map((r) => r.updated - (r.completed ?? Number.NaN))),
+  };
 }

@@ -3,6 +3,12 @@
  * peer gateway (Portkey), using the shared harness (../shared/bench). Starts everything itself on
  * free 127.0.0.1 ports, writes bench/RESULTS.md and raw results under bench/results/<stamp>/, and
  * stops what it started (only that) at the end, on failure, on Ctrl-C and on its time limit.
+ *
+ * The store is the one `npm start` uses: SQLite (node:sqlite, WAL), a fresh file per phase
+ * (`SQLITE_PATH=<results>/stores/<phase>/gateway.db`, MONGO_URL unset), nothing pruned. After each
+ * phase the file is read read-only (./store-file.ts): its size, its ledger rows, and every wallet
+ * against the sum of its ledger entries; the api's event-loop delay comes from a preload
+ * (./loop-delay-preload.ts) loaded with `--import`, without changing the api.
  * Knobs (env): see "How to run" in bench/RESULTS.md.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,18 +20,18 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MongoClient } from 'mongodb';
 import { freePort } from '../infra/local-services/free-port.ts';
-import { startJongodb } from '../infra/local-services/jongodb.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
+import { LOOP_DELAY_PRELOAD, loopDelayOf } from './loop-delay.ts';
 import {
   killAllNow,
   type Owned,
@@ -37,9 +43,8 @@ import {
   waitForHttp,
 } from './processes.ts';
 import { summarizeProfile } from './profile-summary.ts';
-import { type RunInfo, writeResults } from './report.ts';
-import { type LedgerCost, probeLedgerCost } from './store-probe.ts';
-import { type PrunerReport, startStorePruner } from './store-pruner.ts';
+import { type PhaseStore, type RunInfo, writeResults } from './report.ts';
+import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HARNESS_SOURCE = join(ROOT, '..', 'shared', 'bench');
@@ -59,12 +64,15 @@ const settings = {
   profileSeconds: num('BENCH_PROFILE_SECONDS', 20),
   profileDelay: num('BENCH_PROFILE_DELAY', 0),
   serverCpus: env.SERVER_CPUS ?? '1',
-  // Stores default to the load generator's CPU, away from the server CPU: see RESULTS.md, method.
+  // Redis defaults to the load generator's CPU, away from the server CPU (SQLite runs inside the
+  // api, on the server CPU).
   storesCpus: env.STORES_CPUS ?? env.LOADGEN_CPUS ?? '0',
   loadgenCpus: env.LOADGEN_CPUS ?? '0',
   timeLimitS: num('BENCH_TIME_LIMIT_S', 720),
-  // Removes finished ledger entries while a phase runs (bench/store-pruner.ts); 0 keeps them all.
-  pruneStore: env.BENCH_PRUNE_STORE !== '0',
+  // 1 keeps each phase's SQLite file in the results folder (default: removed once measured).
+  keepStore: env.BENCH_KEEP_STORE === '1',
+  // 0: no event-loop delay preload in the api.
+  loopDelay: env.BENCH_LOOP_DELAY !== '0',
 };
 /** The spec's limit of active keys per account. */
 const KEYS_PER_ACCOUNT = 25;
@@ -73,6 +81,8 @@ const OUT = join(ROOT, 'bench', 'results', stamp);
 /** BENCH_REF=<commit>: measure that commit (extracted with git archive) instead of the work tree. */
 const REF = env.BENCH_REF;
 const LOGS = join(OUT, 'logs');
+/** Each phase's scratch folder: its SQLite file, s3rver's data, the api's loop-delay samples. */
+const STORES = join(OUT, 'stores');
 const log = (line: string) => process.stdout.write(`[bench] ${line}\n`);
 
 /** Copies the harness into the git-ignored scratch folder and installs its dependencies once. */
@@ -133,13 +143,17 @@ async function startPeers(): Promise<Peers> {
   return { mock, mockUrl, portkey, portkeyUrl };
 }
 
-/** The gateway of one phase: its own empty Redis, jongodb and s3rver, the api, accounts and keys. */
+/**
+ * The gateway of one phase: its own empty Redis and s3rver, its own fresh SQLite file, the api,
+ * accounts and keys.
+ */
 interface Gateway {
   readonly api: Owned;
   readonly url: string;
   readonly redis: Owned;
-  readonly mongo: Owned;
-  readonly mongoUrl: string;
+  /** The phase's scratch folder (the SQLite file, s3rver's data, the api's loop-delay samples). */
+  readonly scratch: string;
+  readonly sqlitePath: string;
   readonly loadKeys: readonly string[];
   readonly probeKey: string;
   readonly keysFile: string;
@@ -171,21 +185,24 @@ async function startGateway(
   nodeFlags: readonly string[] = [],
 ): Promise<Gateway> {
   const started = Date.now();
+  const scratch = join(STORES, phase);
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
+  const sqlitePath = join(scratch, 'gateway.db');
   const redisLocal = await startRedisServer('redis-server', { detached: true });
   const redis = own(`redis-server (${phase})`, redisLocal.process.child);
-  const mongoLocal = await startJongodb({ detached: true });
-  const mongo = own(`jongodb (${phase})`, mongoLocal.process.child);
   pinRunning(redis.pid, settings.storesCpus);
-  pinRunning(mongo.pid, settings.storesCpus);
-  const s3 = await startS3Server(join(HARNESS, 's3-data'));
+  const s3 = await startS3Server(join(scratch, 's3'));
   const port = await freePort();
   const adminToken = randomBytes(24).toString('base64url');
   const url = `http://127.0.0.1:${port}`;
+  const preload = settings.loopDelay ? ['--import', LOOP_DELAY_PRELOAD] : [];
   const api = startProcess({
     name: `api (${phase})`,
     command: process.execPath,
-    args: [...nodeFlags, 'api/src/main.ts'],
+    args: [...nodeFlags, ...preload, 'api/src/main.ts'],
     cwd: TREE.root,
+    // MONGO_URL is left out: the api opens the SQLite file, as under `npm start`.
     env: {
       PATH: env.PATH,
       HOME: env.HOME,
@@ -193,8 +210,8 @@ async function startGateway(
       PORT: String(port),
       LOG_LEVEL: 'warn',
       REDIS_URL: redisLocal.url,
-      MONGO_URL: mongoLocal.url,
-      MONGO_DB: 'bench',
+      SQLITE_PATH: sqlitePath,
+      BENCH_LOOP_DELAY_DIR: join(scratch, 'loop-delay'),
       S3_ENDPOINT: s3.endpoint,
       S3_ACCESS_KEY_ID: s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
@@ -211,7 +228,6 @@ async function startGateway(
   const stop = async () => {
     await stopApi();
     await redis.stop();
-    await mongo.stop();
     await s3.stop().catch(() => undefined);
   };
   // Longer than the api's own SHUTDOWN_TIMEOUT_MS (10 s): it may flush settlements before exiting.
@@ -228,24 +244,12 @@ async function startGateway(
     writeFileSync(keysFile, `${loadKeys.join('\n')}\n`, { mode: 0o600 });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     log(
-      `${phase}: api ${url} (pid ${api.pid}) on empty stores, ${loadKeys.length} keys, ready in ${seconds} s`,
+      `${phase}: api ${url} (pid ${api.pid}) on a fresh SQLite file ${relative(ROOT, sqlitePath)} and an empty Redis, ${loadKeys.length} keys, ready in ${seconds} s`,
     );
-    return { api, url, redis, mongo, mongoUrl: mongoLocal.url, loadKeys, probeKey, keysFile, stopApi, stop };
+    return { api, url, redis, scratch, sqlitePath, loadKeys, probeKey, keysFile, stopApi, stop };
   } catch (err) {
     await stop();
     throw err;
-  }
-}
-
-/** How many ledger entries a phase left (jongodb's writes slow down with it, see RESULTS.md). */
-async function ledgerSize(gateway: Gateway): Promise<number | null> {
-  const client = new MongoClient(gateway.mongoUrl, { serverSelectionTimeoutMS: 3_000 });
-  try {
-    return await client.db('bench').collection('ledger').countDocuments({}, { maxTimeMS: 10_000 });
-  } catch {
-    return null;
-  } finally {
-    await client.close().catch(() => undefined);
   }
 }
 
@@ -294,28 +298,43 @@ async function main(): Promise<void> {
     writeFileSync(file, JSON.stringify(targets, null, 2));
     return file;
   };
-  const ledger: RunInfo['ledger'] = {};
+  const store: Record<string, PhaseStore> = {};
   const loadAverage: Record<string, [number, number]> = {};
-  const pruned: Record<string, PrunerReport> = {};
   const inPhase = async (phase: string, run: (gateway: Gateway) => Promise<void>, flags: string[] = []) => {
     const gateway = await startGateway(peers, phase, flags);
-    const pruner = settings.pruneStore ? await startStorePruner(gateway.mongoUrl, 'bench') : null;
     const before = os.loadavg()[0] ?? 0;
+    const loadFrom = Date.now();
     try {
       await run(gateway);
     } finally {
+      const loadTo = Date.now();
       loadAverage[phase] = [before, os.loadavg()[0] ?? 0];
-      // Entries written while the load ran, then after the api's graceful close (queued settlements).
-      const atEnd = await ledgerSize(gateway);
+      // The file when the load ended (the api still running), then after the api's graceful close
+      // (queued settlements written, the WAL checkpointed), then the ledger check on the closed file.
+      const atLoadEnd = snapshotStore(gateway.sqlitePath);
       await gateway.stopApi();
-      ledger[phase] = { atEnd, afterClose: await ledgerSize(gateway) };
-      if (pruner !== null) {
-        const report = await pruner.stop();
-        pruned[phase] = report;
-        const verdict = report.differences.length === 0 ? 'every wallet equals its entries' : 'DIFFERENCES';
-        log(`${phase}: pruner removed ${report.prunedEntries} finished entries; ${verdict}`);
+      const afterClose = snapshotStore(gateway.sqlitePath);
+      let ledgerCheck: PhaseStore['ledgerCheck'];
+      try {
+        ledgerCheck = checkLedger(gateway.sqlitePath);
+      } catch (err) {
+        log(`${phase}: ledger check failed: ${String(err)}`);
       }
+      store[phase] = {
+        kind: 'sqlite',
+        file: relative(ROOT, gateway.sqlitePath),
+        atLoadEnd,
+        afterClose,
+        ledgerCheck,
+        apiLoopDelay: loopDelayOf(join(gateway.scratch, 'loop-delay'), 'api', loadFrom, loadTo),
+      };
+      log(
+        `${phase}: SQLite ${formatSize(afterClose?.size)} after close, ${afterClose?.ledgerRows ?? 'n/a'} ledger rows; ledger check: ${describeVerdict(ledgerCheck)}`,
+      );
       await gateway.stop();
+      if (!settings.keepStore)
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${gateway.sqlitePath}${suffix}`, { force: true });
+      rmSync(join(gateway.scratch, 's3'), { recursive: true, force: true });
     }
   };
   const loadEnv = (gateway: Gateway, delay: number, warmupFirst: number) => ({
@@ -328,7 +347,6 @@ async function main(): Promise<void> {
       `mock:${peers.mock.pid}`,
       `api:${gateway.api.pid}`,
       `redis:${gateway.redis.pid}`,
-      `jongodb:${gateway.mongo.pid}`,
       `portkey:${peers.portkey.pid}`,
     ].join(','),
     CONNECTIONS: String(settings.connections),
@@ -405,7 +423,7 @@ async function main(): Promise<void> {
             gatewayTarget(gateway, gateway.loadKeys[0] ?? ''),
           ]),
           OUT_DIR: join(OUT, 'profile-load'),
-          MONITOR_PIDS: `api:${gateway.api.pid},redis:${gateway.redis.pid},jongodb:${gateway.mongo.pid}`,
+          MONITOR_PIDS: `api:${gateway.api.pid},redis:${gateway.redis.pid}`,
           DURATION: String(settings.profileSeconds),
           ROUNDS: '1',
           WARMUP: '0',
@@ -423,22 +441,6 @@ async function main(): Promise<void> {
       };
   }
 
-  // 4. What the gateway's ledger calls cost on jongodb as the ledger grows (its own process).
-  let ledgerCost: LedgerCost[] | undefined;
-  if (env.BENCH_STORE_PROBE !== '0') {
-    const mongoLocal = await startJongodb({ detached: true });
-    const mongo = own('jongodb (store probe)', mongoLocal.process.child);
-    pinRunning(mongo.pid, settings.storesCpus);
-    try {
-      ledgerCost = await probeLedgerCost(mongoLocal.url);
-      log(
-        `store probe done: ${ledgerCost.map((r) => `${r.entries}: ${r.ms.insertPending.toFixed(1)} ms`).join(', ')}`,
-      );
-    } finally {
-      await mongo.stop();
-    }
-  }
-
   const info: RunInfo = {
     command: commandLine(),
     settings,
@@ -448,11 +450,9 @@ async function main(): Promise<void> {
     node: process.version,
     outDir: OUT,
     root: ROOT,
-    ledger,
-    pruned,
+    store,
     loadAverage,
     profile,
-    ledgerCost,
     portkeyVersion: packageVersion(join(HARNESS, 'node_modules', '@portkey-ai', 'gateway')),
     tree: TREE.label,
   };

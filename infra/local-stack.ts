@@ -1,8 +1,9 @@
 /**
  * The whole gateway on one machine, for development: `npm start`.
  *
- * Starts redis-server, jongodb (MongoDB wire) and s3rver unless REDIS_URL, MONGO_URL or S3_ENDPOINT
- * point at running ones, then the api and one worker; waits for /readyz and prints the base URL.
+ * Starts redis-server and s3rver unless REDIS_URL or S3_ENDPOINT point at running ones, keeps the
+ * durable state in the SQLite file `.local/gateway.db` (or the MongoDB of MONGO_URL), then starts the
+ * api and one worker; waits for /readyz and prints the base URL.
  * On Ctrl-C, SIGINT or SIGTERM it stops the apps, then the services: only what it started.
  */
 import { fileURLToPath } from 'node:url';

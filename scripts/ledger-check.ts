@@ -2,11 +2,12 @@ import { createBilling } from '../shared/src/billing/billing.ts';
 import { microsToIrt } from '../shared/src/billing/money.ts';
 import { loadConfig } from '../shared/src/config/config.ts';
 import { createLogger } from '../shared/src/logging/logger.ts';
-import { connectMongo } from '../shared/src/mongo/mongo.ts';
 import { createRedis } from '../shared/src/redis/redis.ts';
+import { openStore } from '../shared/src/store/open-store.ts';
 
 /**
- * `npm run ledger:check`: completes ledger entries a crash left pending for more than a minute
+ * `npm run ledger:check`: on the configured store (SQLite file, or MongoDB when `MONGO_URL` is set),
+ * completes ledger entries a crash left pending for more than a minute (MongoDB only)
  * (unless `--no-recover`), then verifies every wallet against its ledger. One line per difference
  * and a summary on stdout; exit 1 on any difference (or failure), 0 when consistent.
  */
@@ -18,10 +19,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const config = loadConfig(process.env);
   // stdout carries the report; the billing module's own log lines go to stderr.
   const logger = createLogger({ name: 'ledger-check', level: config.logLevel, destination: process.stderr });
-  const mongo = await connectMongo(config.mongo);
+  const store = await openStore(config.store, { logger });
   const redis = createRedis(config.redis.url, { connectionName: 'ledger-check' });
   try {
-    const billing = createBilling({ db: mongo.db, redis, config, logger });
+    const billing = createBilling({ money: store.money, redis, config, logger });
     if (!argv.includes('--no-recover')) {
       const recovered = await billing.recoverPendingEntries(RECOVER_OLDER_THAN_MS);
       console.log(`recovered ${recovered} pending ledger entries`);
@@ -37,7 +38,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(`ledger check: ${verdict}`);
     return differences.length === 0 ? 0 : 1;
   } finally {
-    await Promise.allSettled([mongo.client.close(), redis.quit()]);
+    await Promise.allSettled([store.close(), redis.quit()]);
   }
 }
 

@@ -1,19 +1,36 @@
 import cors from '@fastify/cors';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Catalogue } from '../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { registerAdmission } from './admission/admit-request.ts';
+import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
+import { registerBodyReadDeadline } from './plugins/body-read-deadline.ts';
+import {
+  CONNECTIONS_CHECK_MS,
+  clientErrorHandler,
+  registerProtocolAnswers,
+  registerRequestGate,
+} from './plugins/client-errors.ts';
+import { consoleStatic } from './plugins/console-static.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { registerFieldValidation } from './plugins/field-validation.ts';
 import { generateRequestId, registerRequestContext } from './plugins/request-context.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
+import { adminInvitationsRoutes } from './routes/admin/invitations.route.ts';
 import { adminKeysRoutes } from './routes/admin/keys.route.ts';
 import { walletRoutes } from './routes/admin/wallet.route.ts';
 import { balanceRoutes } from './routes/balance.route.ts';
 import { chatCompletionsRoutes } from './routes/chat-completions.route.ts';
+import { consoleApiRoutes } from './routes/console/console.route.ts';
+import { CONSOLE_API_PREFIX } from './routes/console/console-deps.ts';
 import { embeddingsRoutes } from './routes/embeddings.route.ts';
 import { healthRoutes } from './routes/health.route.ts';
 import { imagesRoutes } from './routes/images.route.ts';
@@ -22,6 +39,7 @@ import { speechRoutes } from './routes/speech.route.ts';
 import { transcriptionsRoutes } from './routes/transcriptions.route.ts';
 import { usageRoutes } from './routes/usage.route.ts';
 import { videosRoutes } from './routes/videos.route.ts';
+import { registerJsonBodyParser } from './schemas/json-body.ts';
 import type { ApiServices } from './services.ts';
 
 /** Everything the HTTP tier needs, built by `main` (or by a test) and passed in explicitly. */
@@ -30,11 +48,26 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly catalogue: Catalogue;
   readonly readinessChecks: readonly ReadinessCheck[];
-  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream' | 'media'>;
+  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream' | 'media' | 'console'>;
 }
 
 /** Response headers a browser client may read (rate limits, request id). */
 export const EXPOSED_HEADERS = ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after'];
+
+/**
+ * CORS: the public API (`/v1`) answers browsers of any origin; everything else, the operator API
+ * (`/admin/v1`, bearer-token, meant for servers and the operator's tools) first, sends no CORS
+ * headers at all, so a page of another origin can neither preflight nor read it (a preflight there
+ * answers 404). A preflight to `/v1` without `Origin` is answered like any other (no text/plain 400
+ * outside the spec's error format).
+ */
+const PUBLIC_CORS = { origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600, strictPreflight: false };
+const NO_CORS = { origin: false };
+function corsFor(request: FastifyRequest, callback: (error: Error | null, options: object) => void): void {
+  const url = request.url;
+  const publicApi = url.startsWith('/v1/') || url === '/v1' || url.startsWith('/v1?');
+  callback(null, publicApi ? PUBLIC_CORS : NO_CORS);
+}
 
 /** Builds the Fastify app; it never listens (that is `main`'s job, or `inject` in tests). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -47,21 +80,44 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // JSON bodies (transcription uploads have their own 50 MB limit, enforced while streaming).
     bodyLimit: deps.config.maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    // Answered in the spec's format by the request gate instead (client-errors.ts).
+    return503OnClosing: false,
+    // Node's parser errors (bad methods, URLs, headers; header overflow) in the spec's format.
+    clientErrorHandler,
+    // A missing Host is refused by the request gate in the spec's format (Node's own answer is empty).
+    // A head that never completes is answered 408 after HEADERS_TIMEOUT_MS (Node's own default
+    // is 60 s, looked at every 30 s); bodies have their own deadline (BODY_READ_TIMEOUT_MS).
+    http: {
+      requireHostHeader: false,
+      headersTimeout: deps.config.headersTimeoutMs,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    },
     // Client IP (allowed-IP check): the socket's, unless it is a proxy we were told to trust.
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     frameworkErrors: frameworkErrorHandler,
   });
 
   app.setValidatorCompiler(createValidatorCompiler());
+  // Before any plugin: every JSON body of every route is depth-bounded (400 above the bound).
+  registerJsonBodyParser(app);
   registerErrorHandling(app);
+  // --- error envelope, body deadline and CORS (client-errors.ts, body-read-deadline.ts) ---
+  registerRequestGate(app);
+  registerProtocolAnswers(app);
+  registerBodyReadDeadline(app, { timeoutMs: deps.config.bodyReadTimeoutMs });
   registerRequestContext(app);
-  await app.register(cors, { origin: true, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 });
+  await app.register(cors, { delegator: corsFor, hideOptionsRoute: true });
+  // --- end of the error envelope block ---
 
   await app.register(healthRoutes, { ...deps, readinessTimeoutMs: deps.config.readinessTimeoutMs });
   await app.register(modelsRoutes, deps);
   await app.register(adminRoutes, { prefix: '/admin/v1', ...deps });
   await app.register(authenticatedRoutes, deps);
+  registerNativeFallbacks(app, deps);
+  // --- web console API: sessions and JSON endpoints under /console/api (routes/console/) ---
+  await app.register(consoleApiRoutes, { prefix: CONSOLE_API_PREFIX, ...deps });
+  // --- web console SPA: /console/* pages and assets, GET / → /console/ (plugins/console-static.ts) ---
+  await app.register(consoleStatic);
   return app;
 }
 
@@ -75,11 +131,20 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
     balanceOf: (id) => billing.balanceOf(id),
   });
   await app.register(adminKeysRoutes, { ...accounts, adminToken });
+  const invitations = { ...accounts, credentials: deps.services.console.credentials };
+  await app.register(adminInvitationsRoutes, {
+    ...invitations,
+    adminToken,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
   const accountExists = async (id: string) => (await accounts.accounts.findById(id)) !== null;
   await app.register(walletRoutes, { billing, adminToken, accountExists });
 }
 
-/** Every route that needs a key: admitted (checks 1 to 7, rate limit, hold) before its handler. */
+/**
+ * Every route that needs a key: authenticated (checks 1–3) before its body is validated, then
+ * admitted (checks 4–7, rate limit, hold) from the validated request, before its handler.
+ */
 async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { accounts, billing } = deps.services;
   registerAdmission(app, {
@@ -94,6 +159,13 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
   await app.register(chatCompletionsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(embeddingsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(mediaRoutes, deps);
+  // --- provider-native APIs under /anthropic, … (native/native-apis.ts, docs/native.md) ---
+  await app.register(nativeApiRoutes, {
+    config: deps.config,
+    catalogue: deps.catalogue,
+    client: deps.services.upstream,
+    billing,
+  });
 }
 
 /** Images, speech, transcriptions (422 field validation) and videos, served through worker jobs. */

@@ -3,15 +3,18 @@ import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
 import { closeOnSignals, exitOnStartupFailure } from '../../shared/src/runtime/shutdown.ts';
+import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
 import { buildApp } from './app.ts';
 import { createApiServices } from './services.ts';
 
 /** The api process: configuration and catalogue checked before any port opens, then wired and listening. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // Before anything logs: the configured credentials are scrubbed from every line from here on.
+  installSecretScrubber(config);
   const catalogue = loadConfiguredCatalogue(config);
   const logger = createLogger({ name: 'api', level: config.logLevel });
-  const connections = await openConnections(config, 'api');
+  const connections = await openConnections(config, 'api', logger);
   const services = await createApiServices(config, connections, logger);
   const app = await buildApp({
     config,
@@ -26,7 +29,17 @@ async function main(): Promise<void> {
     await closeConnections(connections);
   });
   const address = await app.listen({ host: config.host, port: config.port });
-  logger.info({ address, models: catalogue.list().length }, 'api listening');
+  const served = catalogue.list().filter((model) => model.enabled).length;
+  logger.info({ address, models: served }, 'api listening');
+  // Models whose providers have no API key are not served; a default media model may be one of them.
+  const { defaultImageModel, defaultTtsModel, defaultSttModel } = config.media;
+  for (const id of [defaultImageModel, defaultTtsModel, defaultSttModel]) {
+    if (catalogue.get(id)?.enabled !== true)
+      logger.warn(
+        { model: id },
+        'default media model unavailable: no configured provider (requests naming no model answer 404)',
+      );
+  }
 }
 
 main().catch((err: unknown) => exitOnStartupFailure('api', err));

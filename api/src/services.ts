@@ -5,12 +5,14 @@ import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../shared/src/media-jobs/media-handoff.ts';
-import { createMediaJobsRepository } from '../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../shared/src/runtime/within.ts';
+import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
 import { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';
+import { type ConsoleServices, createConsoleServices } from './console/console-services.ts';
+import type { PasswordHasher } from './console/password-hasher.ts';
 import { JobWaiter } from './media/job-waiter.ts';
 import type { MediaDeps } from './media/run-sync-job.ts';
 
@@ -22,7 +24,15 @@ export interface ApiServices {
   readonly upstream: UpstreamClient;
   /** Media jobs: documents, storage, queues and the waiter of synchronous requests. */
   readonly media: MediaDeps;
+  /** The web console's sessions, sign-in limits, passwords and links (docs/console.md). */
+  readonly console: ConsoleServices;
   close(): Promise<void>;
+}
+
+/** What a test may replace in the wiring. */
+export interface ApiServicesOverrides {
+  /** The console's password hasher (tests of many sign-ins use a cheaper scrypt cost). */
+  readonly passwordHasher?: PasswordHasher;
 }
 
 /** The queues whose jobs an api request waits for (video answers at once). */
@@ -33,22 +43,27 @@ export async function createApiServices(
   config: Config,
   connections: Connections,
   logger: Logger,
+  overrides: ApiServicesOverrides = {},
 ): Promise<ApiServices> {
+  // The configured credentials, scrubbed by value from upstream text and log lines from now on.
+  installSecretScrubber(config, logger);
   const subscriber: Redis = createRedis(config.redis.url, { connectionName: 'key-cache' });
   const accounts = createAccounts({
-    db: connections.mongo.db,
+    store: connections.store,
     redis: connections.redis,
     subscriberRedis: subscriber,
     config,
     logger,
   });
-  const billing = createBilling({ db: connections.mongo.db, redis: connections.redis, config, logger });
+  const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
   const upstream = new UpstreamClient(config.upstream);
-  const queueConnection = createRedis(config.redis.url, { forBullmq: true, connectionName: 'api-queues' });
+  // The api only adds jobs (no blocking commands): its queue connection fails fast like the api's
+  // own, so a request whose enqueue meets a Redis outage answers 503 instead of waiting for Redis.
+  const queueConnection = createRedis(config.redis.url, { connectionName: 'api-queues' });
   const queues = createQueues(queueConnection, config.queues.prefix);
   const waiter = new JobWaiter(config.redis.url, config.queues.prefix, SYNCHRONOUS_QUEUES);
   const media: MediaDeps = {
-    jobs: createMediaJobsRepository(connections.mongo.db),
+    jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),
     handoff: configuredMediaHandoff(connections.redis, config, logger),
     queues,
@@ -60,11 +75,19 @@ export async function createApiServices(
   };
   await Promise.all([accounts.keyCache.start(), waiter.start()]);
   const stopRecovery = startRecoveryLoop(billing, logger);
+  const console = createConsoleServices({
+    config,
+    redis: connections.redis,
+    store: connections.store,
+    clock: accounts.clock,
+    hasher: overrides.passwordHasher,
+  });
   return {
     accounts,
     billing,
     upstream,
     media,
+    console,
     async close() {
       stopRecovery();
       // Deferred settlements still in memory are written before the connections close.

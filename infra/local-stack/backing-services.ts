@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { startJongodb } from '../local-services/jongodb.ts';
+import { resolve } from 'node:path';
 import { startRedisServer } from '../local-services/redis-server.ts';
 import { startS3Server } from '../local-services/s3-server.ts';
 import { childResource, watchExit } from './child-resource.ts';
@@ -15,20 +15,25 @@ export interface BackingServicesContext {
   readonly signal: AbortSignal;
   /** Called when a started service dies on its own. */
   readonly onUnexpectedExit: (reason: StackError) => void;
+  /** Where redis-server keeps its append-only file: queues outlive a restart (git-ignored). */
+  readonly redisDirectory: string;
   /** Where s3rver keeps its buckets (git-ignored). */
   readonly s3Directory: string;
+  /** The SQLite file used unless MONGO_URL names a MongoDB (git-ignored). */
+  readonly sqlitePath: string;
 }
 
 /**
- * Starts Redis, the MongoDB-wire server and the S3 server unless the environment already points
- * at them, and returns the variables to add to the apps' environment. Each service is registered
+ * Starts Redis and the S3 server unless the environment already points at them, chooses the durable
+ * store (the SQLite file, or the MongoDB of MONGO_URL), and returns the variables to add to the
+ * apps' environment. Each service is registered
  * as soon as it runs, so a failure or a signal mid-way still stops it.
  */
 export async function startBackingServices(context: BackingServicesContext): Promise<NodeJS.ProcessEnv> {
   const added: NodeJS.ProcessEnv = {};
   Object.assign(added, await ensureRedis(context));
   context.signal.throwIfAborted();
-  Object.assign(added, await ensureMongo(context));
+  Object.assign(added, chooseStore(context));
   context.signal.throwIfAborted();
   Object.assign(added, await ensureS3(context));
   context.signal.throwIfAborted();
@@ -45,27 +50,25 @@ async function ensureRedis(context: BackingServicesContext): Promise<NodeJS.Proc
         'or set REDIS_URL to a running Redis.',
     );
   }
-  const redis = await startRedisServer(command, { detached: true });
+  await mkdir(context.redisDirectory, { recursive: true });
+  const redis = await startRedisServer(command, { detached: true, dataDir: context.redisDirectory });
   registerChild(context, redis.process.name, redis.process.child);
-  stackLog(`started redis-server pid=${redis.process.child.pid} url=${redis.url}`);
+  stackLog(
+    `started redis-server pid=${redis.process.child.pid} url=${redis.url} data=${context.redisDirectory}`,
+  );
   return { REDIS_URL: redis.url };
 }
 
-async function ensureMongo(context: BackingServicesContext): Promise<NodeJS.ProcessEnv> {
-  const existing = envValue(context.env, 'MONGO_URL');
-  if (existing !== undefined) return useExisting('MONGO_URL', existing);
-  const mongo = await startJongodb({ detached: true }).catch((err: unknown) => {
-    const detail = err instanceof Error ? err.message : String(err);
-    throw new StackError(
-      `jongodb (the MongoDB-wire server for Linux x64 installed by \`npm ci\`) did not start: ${detail}\n` +
-        'Or set MONGO_URL to a running MongoDB.',
-    );
-  });
-  registerChild(context, mongo.process.name, mongo.process.child);
-  stackLog(
-    `started jongodb pid=${mongo.process.child.pid} url=${mongo.url} (memory only: data is lost on stop)`,
-  );
-  return { MONGO_URL: mongo.url };
+/**
+ * The store of the api and the worker: the MongoDB of MONGO_URL when set, else one SQLite file that
+ * both processes share (SQLITE_PATH, default `.local/gateway.db`), kept across restarts.
+ */
+function chooseStore(context: BackingServicesContext): NodeJS.ProcessEnv {
+  const mongo = envValue(context.env, 'MONGO_URL');
+  if (mongo !== undefined) return useExisting('MONGO_URL', mongo);
+  const path = resolve(envValue(context.env, 'SQLITE_PATH') ?? context.sqlitePath);
+  stackLog(`store: SQLite file ${path} (kept across restarts; set MONGO_URL to use MongoDB)`);
+  return { SQLITE_PATH: path };
 }
 
 async function ensureS3(context: BackingServicesContext): Promise<NodeJS.ProcessEnv> {

@@ -1,13 +1,14 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { QUEUE_NAMES } from '../../shared/src/jobs/queue-names.ts';
 import { spawnAppProcess } from './app-process.ts';
 import { startBackingServices } from './backing-services.ts';
 import { printBanner } from './banner.ts';
+import { buildConsoleForStack } from './build-console.ts';
 import { watchExit } from './child-resource.ts';
 import { assertCanListen } from './port-check.ts';
 import type { StackResources } from './resources.ts';
 import { type DemoAccount, type SeedDemoContext, seedDemoAccount } from './seed-demo.ts';
-import type { StackSettings } from './settings.ts';
+import { envValue, type StackSettings } from './settings.ts';
 import { type StackError, stackLog } from './stack-log.ts';
 import { waitUntilReady } from './wait-ready.ts';
 
@@ -19,7 +20,10 @@ export interface StackContext {
   /** Aborted when the stack must stop: a signal, or a child that died. */
   readonly signal: AbortSignal;
   readonly onUnexpectedExit: (reason: StackError) => void;
-  /** The repository root: the apps run from there and s3rver keeps its data under `.local/s3`. */
+  /**
+   * The repository root: the apps run from there. The stack's data (SQLite file, Redis append-only
+   * file, s3rver's buckets, the demo key) lives under `.local/`, or under LOCAL_DATA_DIR when set.
+   */
   readonly repoRoot: string;
 }
 
@@ -30,11 +34,17 @@ export interface StackContext {
 export async function startStack(context: StackContext): Promise<void> {
   const { settings, signal } = context;
   await assertCanListen(settings.host, settings.port);
-  const s3Directory = join(context.repoRoot, '.local', 's3');
-  const added = await startBackingServices({ ...context, s3Directory });
+  await buildConsoleForStack(context.repoRoot, stackLog);
+  const dataDir = resolve(envValue(context.env, 'LOCAL_DATA_DIR') ?? join(context.repoRoot, '.local'));
+  const s3Directory = join(dataDir, 's3');
+  const sqlitePath = join(dataDir, 'gateway.db');
+  const redisDirectory = join(dataDir, 'redis');
+  const added = await startBackingServices({ ...context, s3Directory, sqlitePath, redisDirectory });
   const appEnv: NodeJS.ProcessEnv = {
     // The one local worker serves every queue unless told otherwise.
     WORKER_QUEUES: QUEUE_NAMES.join(','),
+    // Without provider keys the whole catalogue is answered offline by the demo simulator.
+    SIMULATE_PROVIDERS: 'true',
     ...context.env,
     ...added,
     HOST: settings.host,
@@ -44,9 +54,10 @@ export async function startStack(context: StackContext): Promise<void> {
   startApp(context, 'worker', 'workers/src/main.ts', appEnv);
   stackLog(`waiting for ${settings.origin}/readyz to answer 200 (up to ${settings.readyTimeoutMs / 1000} s)`);
   await waitUntilReady(settings.origin, settings.readyTimeoutMs, signal);
-  const demo = await seed({ baseUrl: `${settings.origin}/v1`, env: appEnv });
+  const savedKeyFile = join(dataDir, 'demo-key.json');
+  const demo = await seed({ baseUrl: `${settings.origin}/v1`, env: appEnv, savedKeyFile });
   signal.throwIfAborted();
-  printBanner(settings.origin, demo);
+  printBanner(settings.origin, demo, appEnv.SIMULATE_PROVIDERS === 'true');
 }
 
 function startApp(context: StackContext, name: string, entry: string, env: NodeJS.ProcessEnv): void {

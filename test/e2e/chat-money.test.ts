@@ -5,29 +5,16 @@
  * room for about 5 overshoot it by at most one request's cost.
  */
 import type OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  type GatewayWithFakes,
   patchKey,
   rawPost,
   serviceOf,
-  startGatewayWithFakes,
+  tomanMicros,
+  useGatewayWithFakes,
 } from '../helpers/gateway-with-fakes.ts';
 
-let g: GatewayWithFakes;
-
-beforeAll(async () => {
-  g = await startGatewayWithFakes();
-});
-afterAll(() => g.close());
-
-/** Toman → µIRT, exactly (costs have at most 6 decimals). */
-const micros = (irt: number) => BigInt(Math.round(irt * 1e6));
-/** The balance once the gateway wrote its deferred charges (they are batched after the answer). */
-async function balanceMicros(accountId: string): Promise<bigint> {
-  await g.gateway.services.billing.flush();
-  return g.gateway.services.billing.balanceOf(accountId);
-}
+const { g } = useGatewayWithFakes();
 
 interface Spent {
   model: string;
@@ -68,7 +55,7 @@ async function streamed(client: OpenAI, model: string, content: string): Promise
 describe('the wallet equals the sum of reported costs', () => {
   it('decreases by exactly the sum of `service.cost` over a series of requests', async () => {
     const { client, accountId, key } = await g.fundedClient({ topUp: 500_000 });
-    const before = await balanceMicros(accountId);
+    const before = await g.balanceMicros(accountId);
     const spent: Spent[] = [];
     for (const model of ['openai/gpt-4o', 'anthropic/claude-sonnet-4-5', 'google/gemini-2.5-flash']) {
       spent.push(await nonStreamed(client, model, `a question for ${model}`));
@@ -89,8 +76,8 @@ describe('the wallet equals the sum of reported costs', () => {
     await expect(nonStreamed(client, 'openai/gpt-4o', 'refused')).rejects.toMatchObject({ status: 429 });
 
     expect(spent.every((s) => s.cost > 0)).toBe(true);
-    const total = spent.reduce((sum, s) => sum + micros(s.cost), 0n);
-    expect(before - (await balanceMicros(accountId))).toBe(total);
+    const total = spent.reduce((sum, s) => sum + tomanMicros(s.cost), 0n);
+    expect(before - (await g.balanceMicros(accountId))).toBe(total);
     expect(await g.gateway.services.billing.checkLedger()).toEqual([]);
 
     // One usage row per day × model, summing requests, tokens and cost.
@@ -116,7 +103,7 @@ describe('the wallet equals the sum of reported costs', () => {
         input_tokens: mine.reduce((sum, s) => sum + s.input, 0),
         output_tokens: mine.reduce((sum, s) => sum + s.output, 0),
       });
-      expect(micros(row?.cost ?? 0)).toBe(mine.reduce((sum, s) => sum + micros(s.cost), 0n));
+      expect(tomanMicros(row?.cost ?? 0)).toBe(mine.reduce((sum, s) => sum + tomanMicros(s.cost), 0n));
     }
   });
 });
@@ -152,7 +139,7 @@ describe('the cost of a request', () => {
         priced(cached, pricing.cached_input ?? pricing.input) +
         priced(usage?.completion_tokens ?? 0, pricing.output);
       const expected = (hundredths + 50n) / 100n; // rounded half up, once
-      expect(micros(serviceOf(completion).cost), model).toBe(expected);
+      expect(tomanMicros(serviceOf(completion).cost), model).toBe(expected);
     }
   });
 });
@@ -170,12 +157,12 @@ describe('the monthly cap under 50 concurrent requests', () => {
   it('overshoots the cap by at most one request, refusing the rest with 402 spend_limit_reached', async () => {
     const probe = await g.fundedClient();
     const probed = await rawPost(g.gateway.origin, '/v1/chat/completions', probe.key, request);
-    const cost = micros(serviceOf(probed.json).cost);
+    const cost = tomanMicros(serviceOf(probed.json).cost);
 
     const { key, keyId, accountId } = await g.fundedClient({ settings: { rate_limit: 3000 } });
     const capMicros = (cost * 11n) / 2n; // room for about 5
     await patchKey(g.gateway, keyId, { monthly_cap: Number(capMicros) / 1e6 });
-    const before = await balanceMicros(accountId);
+    const before = await g.balanceMicros(accountId);
 
     // A slow upstream keeps all 50 in flight together: every admission sees the others' holds.
     g.openai.script.always({ kind: 'slow', delayMs: 150 });
@@ -195,7 +182,7 @@ describe('the monthly cap under 50 concurrent requests', () => {
     for (const answer of refused) {
       expect(answer.json.error).toMatchObject({ type: 'spend_limit_reached', code: 'spend_limit_reached' });
     }
-    const costs = ok.map((a) => micros(serviceOf(a.json).cost));
+    const costs = ok.map((a) => tomanMicros(serviceOf(a.json).cost));
     const spent = costs.reduce((sum, c) => sum + c, 0n);
     // biome-ignore lint/complexity/useMathMinMax: Math.max does not take bigints.
     const largest = costs.reduce((max, c) => (c > max ? c : max), 0n);
@@ -203,7 +190,7 @@ describe('the monthly cap under 50 concurrent requests', () => {
     // 3 when all were held together (3 holds pass the cap), at most 6 (5 costs stay under it).
     expect(ok.length, summary).toBeGreaterThanOrEqual(3);
     expect(ok.length, summary).toBeLessThanOrEqual(6);
-    expect(before - (await balanceMicros(accountId))).toBe(spent);
+    expect(before - (await g.balanceMicros(accountId))).toBe(spent);
     expect(await g.gateway.services.billing.checkLedger()).toEqual([]);
 
     // When every request was held before any settled, fewer fit (holds exceed costs) and the cap
@@ -215,11 +202,11 @@ describe('the monthly cap under 50 concurrent requests', () => {
       const next = await rawPost(g.gateway.origin, '/v1/chat/completions', key, request);
       if (next.status === 402) break;
       expect(next.status).toBe(200);
-      total += micros(serviceOf(next.json).cost);
+      total += tomanMicros(serviceOf(next.json).cost);
     }
     expect(total >= capMicros && total <= capMicros + largest, `total ${total}, ${summary}`).toBe(true);
     const after = await rawPost(g.gateway.origin, '/v1/chat/completions', key, request);
     expect(after.json.error).toMatchObject({ code: 'spend_limit_reached' });
-    expect(before - (await balanceMicros(accountId))).toBe(total);
+    expect(before - (await g.balanceMicros(accountId))).toBe(total);
   });
 });

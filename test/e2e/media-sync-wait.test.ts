@@ -86,10 +86,8 @@ describe('the synchronous wait ends before the job', () => {
         (e: unknown) => e,
       );
     await waitUntil(() => calls('/v1/audio/speech') > calledBefore);
-    const job = await m.gateway.connections.mongo.db
-      .collection<{ _id: string }>('media_jobs')
-      .findOne({ accountId: poor.accountId, kind: 'speech', status: 'running' });
-    const jobId = job?._id ?? '';
+    const jobs = await m.gateway.services.media.jobs.listOwned(poor.accountId, 'speech', 10);
+    const jobId = jobs.find((job) => job.status === 'running')?.id ?? '';
     expect(jobId).toMatch(/^tts_/);
     expect(await balanceStatus()).toBe(402); // the hold of the request in flight counts
     abort.abort();

@@ -63,6 +63,7 @@ async function checkDelivered(video: VideoRecord, before: bigint): Promise<Buffe
   });
   expect(outside.status).toBe(416);
   expect(outside.headers.get('content-range')).toBe(`bytes */${mp4.length}`);
+  expect(await outside.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
   return mp4;
 }
 

@@ -17,6 +17,7 @@
  * - `thinking` enabled: a thinking block `Thinking about: <last user text>` comes first;
  * - a `web_search_*` tool: a server_tool_use block, a web_search_tool_result with two results
  *   (https://example.com/fake-result-1 and -2) and the text cites the first;
+ * - `POST /v1/messages/count_tokens`: `{input_tokens}` counted as below;
  * - usage: input_tokens = whitespace-separated words of every text in system and messages (at
  *   least 1); output_tokens = words of generated text, thinking and tool-input JSON (at least 1);
  *   cache_read_input_tokens = the fake's `cacheReadInputTokens` option;
@@ -252,14 +253,19 @@ function outputWords(content: Block[]): number {
   }, 0);
 }
 
-function usage(request: FakeRequest, content: Block[], cacheRead: number): Record<string, unknown> {
+/** Input tokens of a request: words of every text in system and messages (at least 1). */
+export function inputTokens(request: Pick<FakeRequest, 'system' | 'messages'>): number {
   const input = [...texts(request.system), ...request.messages.flatMap((m) => texts(m.content))];
+  return Math.max(
+    1,
+    input.reduce((sum, t) => sum + words(t), 0),
+  );
+}
+
+function usage(request: FakeRequest, content: Block[], cacheRead: number): Record<string, unknown> {
   const searches = content.some((b) => b.type === 'server_tool_use') ? 1 : 0;
   return {
-    input_tokens: Math.max(
-      1,
-      input.reduce((sum, t) => sum + words(t), 0),
-    ),
+    input_tokens: inputTokens(request),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cacheRead,
     output_tokens: Math.max(1, outputWords(content)),

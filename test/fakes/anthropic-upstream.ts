@@ -2,7 +2,8 @@
  * A fake Anthropic Messages API: a real HTTP server speaking Anthropic's documented wire format
  * (https://docs.anthropic.com/en/api/messages, .../build-with-claude/streaming, .../api/errors).
  *
- * - `POST /v1/messages` only (404 `not_found_error` otherwise);
+ * - `POST /v1/messages` and `POST /v1/messages/count_tokens` (`max_tokens` optional there) only
+ *   (404 `not_found_error` otherwise);
  * - auth like Anthropic: `x-api-key` must equal the fake's key, else 401 `authentication_error`;
  *   `anthropic-version` is required, else 400 `invalid_request_error`;
  * - the body must have the documented shape (model, max_tokens, messages with user/assistant roles,
@@ -22,11 +23,13 @@ import {
   type FakeMessage,
   type FakeRequest,
   fakeRequestSchema,
+  inputTokens,
 } from './anthropic-upstream-answer.ts';
 import { messageEvents, type SseFrame } from './anthropic-upstream-events.ts';
 import { BehaviourScript, type FakeBehaviour } from './fake-behaviour.ts';
 
 export const ANTHROPIC_FAKE_KEY = 'test-anthropic-key';
+const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {
   400: 'invalid_request_error',
@@ -89,6 +92,9 @@ export async function startAnthropicUpstream(
         behaviour.retryAfterSeconds,
       );
     }
+    if (request.url.split('?')[0] === COUNT_TOKENS_PATH) {
+      return sendJson(response, id, { input_tokens: inputTokens(parsed) }, behaviour, streamErrorType);
+    }
     const message = buildMessage(parsed, id, options.cacheReadInputTokens ?? 0);
     if (parsed.stream !== true) return sendJson(response, id, message, behaviour, streamErrorType);
     response.on('close', () => {
@@ -100,7 +106,8 @@ export async function startAnthropicUpstream(
 }
 
 function checkRequest(request: RecordedRequest, apiKey: string): FakeRequest | Rejection {
-  if (request.method !== 'POST' || request.url.split('?')[0] !== '/v1/messages') {
+  const path = request.url.split('?')[0];
+  if (request.method !== 'POST' || (path !== '/v1/messages' && path !== COUNT_TOKENS_PATH)) {
     return { status: 404, message: 'Not found' };
   }
   const key = request.headers['x-api-key'];
@@ -115,7 +122,9 @@ function checkRequest(request: RecordedRequest, apiKey: string): FakeRequest | R
   } catch {
     return { status: 400, message: 'There was an error parsing the body of your request as JSON.' };
   }
-  const parsed = fakeRequestSchema.safeParse(json);
+  // count_tokens takes a Messages body without `max_tokens`.
+  const counted = path === COUNT_TOKENS_PATH && typeof json === 'object' && json !== null;
+  const parsed = fakeRequestSchema.safeParse(counted ? { max_tokens: 1, ...(json as object) } : json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return { status: 400, message: `${issue?.path.join('.') ?? 'body'}: ${issue?.message ?? 'invalid'}` };
@@ -182,7 +191,7 @@ function sendError(
 function sendJson(
   response: ServerResponse,
   id: number,
-  message: FakeMessage,
+  message: FakeMessage | { input_tokens: number },
   behaviour: FakeBehaviour,
   errorType: string,
 ): void {

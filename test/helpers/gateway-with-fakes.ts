@@ -54,6 +54,8 @@ export interface GatewayWithFakes {
   }): Promise<FundedClient>;
   /** Wallet balance in Toman (exact: from µIRT), once the gateway wrote its deferred charges. */
   balance(accountId: string): Promise<number>;
+  /** Wallet balance in µIRT, once the gateway wrote its deferred charges. */
+  balanceMicros(accountId: string): Promise<bigint>;
   /** Clears every fake's behaviour script. */
   resetScripts(): void;
   close(): Promise<void>;
@@ -84,6 +86,11 @@ export async function startGatewayWithFakes(
     },
   });
   const fakes = [openai, anthropic, gemini, xai];
+  const balanceMicros = async (accountId: string): Promise<bigint> => {
+    // Charges are written in batches after the answer (group commit): wait for the queued ones.
+    await gateway.services.billing.flush();
+    return gateway.services.billing.balanceOf(accountId);
+  };
   return {
     gateway,
     openai,
@@ -97,11 +104,8 @@ export async function startGatewayWithFakes(
       });
       return { ...key, client: sdkClient(gateway.origin, key.key, settings.headers) };
     },
-    async balance(accountId) {
-      // Charges are written in batches after the answer (group commit): wait for the queued ones.
-      await gateway.services.billing.flush();
-      return Number(await gateway.services.billing.balanceOf(accountId)) / 1e6;
-    },
+    balance: async (accountId) => Number(await balanceMicros(accountId)) / 1e6,
+    balanceMicros,
     resetScripts() {
       for (const fake of fakes) fake.script.reset();
     },
@@ -136,6 +140,9 @@ export function bodyOf(request: RecordedRequest | undefined): Record<string, unk
 export function lastBody(fake: { requests: RecordedRequest[] }): Record<string, unknown> {
   return bodyOf(fake.requests.at(-1));
 }
+
+/** Toman → µIRT, exactly (costs have at most 6 decimals). */
+export const tomanMicros = (irt: number): bigint => BigInt(Math.round(irt * 1e6));
 
 /** The service's cost record on a completion or usage chunk (an extension the SDK types lack). */
 export function serviceOf(value: unknown): { model: string; cost: number; currency: string } {

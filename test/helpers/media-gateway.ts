@@ -24,7 +24,8 @@ import { type CreatedKey, createFundedKey, TEST_ADMIN_TOKEN } from './admin-clie
 import { lateBound, made } from './late-bound.ts';
 import { type ListeningApp, startListeningApp } from './listening-app.ts';
 import { type SpawnedEntry, spawnEntry } from './spawn-entry.ts';
-import { testEnvironment } from './test-config.ts';
+import { countMediaJobs } from './store-probe.ts';
+import { storeEnvironmentOf, testEnvironment } from './test-config.ts';
 
 export const GROQ_FAKE_KEY = 'gsk_test_key';
 export const GOOGLE_FAKE_KEY = 'test-gemini-key';
@@ -101,7 +102,6 @@ export async function startMediaGateway(options: MediaGatewayOptions = {}): Prom
   const { config } = gateway;
   const { queues } = gateway.services.media;
   const spawned: SpawnedEntry[] = [];
-  const jobs = gateway.connections.mongo.db.collection('media_jobs');
 
   const workerCounts = () => Promise.all(ALL_QUEUES.map((queue) => queues[queue].getWorkersCount()));
 
@@ -120,7 +120,7 @@ export async function startMediaGateway(options: MediaGatewayOptions = {}): Prom
         testEnvironment({
           LOG_LEVEL: 'warn',
           // The api's stores: one database, bucket and queue prefix for both processes.
-          MONGO_DB: config.mongo.database,
+          ...storeEnvironmentOf(config),
           S3_BUCKET: config.s3.bucket,
           QUEUE_PREFIX: config.queues.prefix,
           ...providerEnv,
@@ -153,13 +153,13 @@ export async function startMediaGateway(options: MediaGatewayOptions = {}): Prom
 
     async charges(accountId) {
       await gateway.services.billing.flush();
-      const entries = await gateway.services.billing.listLedger(accountId, 100);
+      const entries = await gateway.services.billing.listLedger(accountId, { limit: 100 });
       return entries
         .filter((entry) => entry.kind === 'charge')
         .map((entry) => ({ id: entry.id, amountMicros: entry.amountMicros }));
     },
 
-    jobCount: () => jobs.countDocuments({}),
+    jobCount: () => countMediaJobs(config),
 
     job: (id) => gateway.services.media.jobs.findById(id),
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/src/app.ts';
-import { type ApiServices, createApiServices } from '../../api/src/services.ts';
+import { type ApiServices, type ApiServicesOverrides, createApiServices } from '../../api/src/services.ts';
 import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
@@ -23,15 +23,17 @@ export interface TestAppOptions {
   /** Replaces the real readiness checks (for example with one whose store is stopped). */
   readonly readinessChecks?: (real: readonly ReadinessCheck[]) => readonly ReadinessCheck[];
   readonly logger?: Logger;
+  /** Replaces parts of the services' wiring (e.g. a cheaper console password hasher). */
+  readonly services?: ApiServicesOverrides;
 }
 
 /** The api as `main` wires it, on the test stores (own database, bucket and queue prefix). */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.env);
-  const connections = await openConnections(config, 'api-test');
   const captured = captureLogger();
   const logger = options.logger ?? captured.logger;
-  const services = await createApiServices(config, connections, logger);
+  const connections = await openConnections(config, 'api-test', logger);
+  const services = await createApiServices(config, connections, logger, options.services);
   const app = await buildApp({
     config,
     logger,
@@ -49,16 +51,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await app.close();
       await services.close();
-      await dropTestDatabase(connections);
       await closeConnections(connections);
     },
   };
-}
-
-/**
- * Drops the test file's database on a real MongoDB. jongodb supports neither dropDatabase nor
- * listCollections; there the database lives in memory and goes with the test stack.
- */
-async function dropTestDatabase(connections: Connections): Promise<void> {
-  await connections.mongo.db.dropDatabase().catch(() => undefined);
 }

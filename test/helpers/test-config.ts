@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../shared/src/config/config.ts';
 import '../setup/stack-endpoints.ts';
@@ -6,6 +9,27 @@ import '../setup/stack-endpoints.ts';
 /** A short random suffix, so each test file gets its own database, bucket and queue prefix. */
 export function uniqueSuffix(): string {
   return randomBytes(5).toString('hex');
+}
+
+/**
+ * The store a test app uses: a fresh SQLite file (the default store), or, with `TEST_STORE=mongodb`,
+ * a fresh database on the stack's MongoDB-wire server.
+ */
+export function testStoreEnvironment(suffix = uniqueSuffix()): Record<string, string | undefined> {
+  if (process.env.TEST_STORE === 'mongodb') return mongoStoreEnvironment(suffix);
+  return { MONGO_URL: undefined, SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'gw-test-')), 'gateway.db') };
+}
+
+/** The variables naming the store of `config`, for another process that must share it. */
+export function storeEnvironmentOf(config: Config): Record<string, string | undefined> {
+  const { store } = config;
+  if (store.kind === 'sqlite') return { MONGO_URL: undefined, SQLITE_PATH: store.path };
+  return { MONGO_URL: store.url, MONGO_DB: store.database };
+}
+
+/** A fresh database on the stack's MongoDB-wire server (for tests of the MongoDB store). */
+export function mongoStoreEnvironment(suffix = uniqueSuffix()): Record<string, string | undefined> {
+  return { MONGO_URL: inject('stack').mongoUrl, MONGO_DB: `test_${suffix}` };
 }
 
 /** The environment pointing at the test stores, with a fresh database, bucket and queue prefix. */
@@ -17,8 +41,7 @@ export function testEnvironment(
   return {
     LOG_LEVEL: 'silent',
     REDIS_URL: stack.redisUrl,
-    MONGO_URL: stack.mongoUrl,
-    MONGO_DB: `test_${suffix}`,
+    ...testStoreEnvironment(suffix),
     S3_ENDPOINT: stack.s3.endpoint,
     S3_ACCESS_KEY_ID: stack.s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: stack.s3.secretAccessKey,

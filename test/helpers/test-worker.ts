@@ -15,8 +15,8 @@ export interface TestWorker {
 
 /** A worker wired as `workers/src/main.ts` wires it, in this process, on the given configuration. */
 export async function startTestWorker(config: Config): Promise<TestWorker> {
-  const connections = await openConnections(config, 'worker-test');
   const logger = captureLogger('warn').logger;
+  const connections = await openConnections(config, 'worker-test', logger);
   const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), logger);
   const connection = createRedis(config.redis.url, { forBullmq: true });
   const workers = runWorkers({

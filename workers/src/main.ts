@@ -4,16 +4,20 @@ import { createLogger } from '../../shared/src/logging/logger.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
 import { closeOnSignals, exitOnStartupFailure } from '../../shared/src/runtime/shutdown.ts';
+import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
 import { createMediaWorkerDeps } from './media/create-media-worker-deps.ts';
 import { createProcessors } from './processors/processor-table.ts';
+import { startMediaReconciler } from './reconcile/start-reconciler.ts';
 import { closeWorkers, runWorkers } from './run-workers.ts';
 
 /** The worker process: one BullMQ worker per role in `WORKER_QUEUES`, concurrency per queue from config. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // Before anything logs: the configured credentials are scrubbed from every line from here on.
+  installSecretScrubber(config);
   const catalogue = loadConfiguredCatalogue(config);
   const logger = createLogger({ name: 'worker', level: config.logLevel });
-  const connections = await openConnections(config, 'worker');
+  const connections = await openConnections(config, 'worker', logger);
   const media = createMediaWorkerDeps(config, connections, catalogue, logger);
   const processors = createProcessors(media.deps);
   const bullmqConnection = createRedis(config.redis.url, {
@@ -30,7 +34,10 @@ async function main(): Promise<void> {
     processors,
     logger,
   });
+  // Every media job ends: lost queue entries, passed deadlines, abandoned synchronous jobs.
+  const reconciler = startMediaReconciler(config, connections.redis, media.deps, media.billing, logger);
   closeOnSignals(logger, config.shutdownTimeoutMs, async () => {
+    await reconciler.close();
     await closeWorkers(workers); // active jobs finish; the rest stay queued for another worker
     await bullmqConnection.quit();
     await media.close();

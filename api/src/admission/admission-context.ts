@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
 
 /** What admission established about a request, for the handler that serves it. */
@@ -11,12 +12,26 @@ export interface AdmissionContext {
   settled: boolean;
 }
 
+/**
+ * What a route's admission settings see: the request after its schema validated it (body and query
+ * have their schema's shape and defaults) and the key that authenticated it.
+ */
+export interface AdmittedRequest {
+  readonly body: unknown;
+  readonly query: unknown;
+  readonly headers: FastifyRequest['headers'];
+  readonly key: ResolvedKey;
+}
+
 /** Per-route admission settings (Fastify route `config.admission`). */
 export interface RouteAdmission {
-  /** The model a request asks for (check 7), when the route takes one. Runs before validation: be defensive. */
-  readonly model?: (request: { body: unknown; query: unknown }) => string | undefined;
-  /** The cost to hold while the request runs, in µIRT (0 for free endpoints). Runs before validation. */
-  readonly estimateMicros?: (request: { body: unknown; query: unknown }) => bigint;
+  /** The model a request asks for (check 7), when the route takes one. */
+  readonly model?: (request: AdmittedRequest) => string | undefined;
+  /**
+   * The cost to hold while the request runs, in µIRT (0 for free endpoints), from validated values
+   * only (docs/money-core.md, "Hold sizing"). Never called for a request that failed validation.
+   */
+  readonly estimateMicros?: (request: AdmittedRequest) => bigint;
   /** The hold's id when it is not the request id (a media job's id: the job settles it). */
   readonly holdId?: (requestId: string) => string;
   /** How long the hold lives if nobody settles or releases it (a video render outlives requests). */
@@ -25,14 +40,22 @@ export interface RouteAdmission {
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The key that passed checks 1–3 (set before validation, for the admission after it). */
+    authenticatedKey?: ResolvedKey;
     admission?: AdmissionContext;
   }
   interface FastifyContextConfig {
     admission?: RouteAdmission;
+    /**
+     * Set by admission on every route whose schema errors would otherwise end the request before
+     * it is counted: admission answers them (400) once the request counted against the rate limit.
+     * Routes that declare `attachValidation` themselves answer their own (the 422 of media routes).
+     */
+    validationAnsweredByAdmission?: boolean;
   }
 }
 
-/** The `model` field of a parsed (not yet validated) JSON body, when it is a string. */
+/** The `model` field of a JSON body, when it is a string. */
 export function bodyModelName({ body }: { body: unknown }): string | undefined {
   const model = (body as { model?: unknown } | null)?.model;
   return typeof model === 'string' ? model : undefined;

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashApiKey } from '../../../shared/src/accounts/api-key-format.ts';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
-import type { AdmitResult } from '../../../shared/src/billing/admission.ts';
+import type { AdmitInput, AdmitResult } from '../../../shared/src/billing/admission.ts';
 import type { Billing } from '../../../shared/src/billing/billing.ts';
+import { MAX_HOLD_MICROS } from '../../../shared/src/billing/hold-estimate.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import type { AdmissionContext, RouteAdmission } from './admission-context.ts';
@@ -17,13 +18,24 @@ export interface AdmissionDeps {
 }
 
 /**
- * Admission for every route of the plugin it is registered in. It runs before body validation, so
- * that a caller without a valid key learns nothing about its request, and every request counts
- * against its key's rate limit. A hold the handler did not settle (error, validation failure,
- * client gone) is released when the response ends: a failed request is never charged.
+ * Admission for every route of the plugin it is registered in, in two steps around body
+ * validation. Before it, checks 1–3 (local: the key cache), so that a caller without a valid key
+ * learns nothing about its request. After it, checks 4–7 and the hold in one Redis round trip,
+ * from the validated request. A request that fails validation still counts against its key's
+ * rate limit and carries the rate headers: a 429 when its window is exhausted, else its 400
+ * (or the route's own 422). A hold the handler did not settle (error, client gone) is released
+ * when the response ends: a failed request is never charged.
  */
 export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): void {
-  app.addHook('preValidation', createAdmissionHook(deps));
+  // Schema errors come to admission (attached to the request) instead of ending the request
+  // before it was counted. Routes that attach them already answer them themselves (media 422).
+  app.addHook('onRoute', (route) => {
+    if (route.attachValidation === true) return;
+    route.attachValidation = true;
+    route.config = { ...route.config, validationAnsweredByAdmission: true };
+  });
+  app.addHook('preValidation', createAuthenticationHook(deps));
+  app.addHook('preHandler', createAdmissionHook(deps));
   // Callback hooks that go async only when a hold is left to release (not on the settled path).
   app.addHook('onResponse', (request, _reply, done) => {
     const release = releaseUnsettledHold(deps, request);
@@ -51,13 +63,13 @@ function releaseUnsettledHold(deps: AdmissionDeps, request: FastifyRequest): Pro
 }
 
 /**
- * The spec's checks 1 to 7, in order, before a request reaches its handler; the first failure
- * answers with its own error and nothing is held or charged. Checks 1–3 are local (the key comes
- * from the in-process cache); checks 4–7 and the cost hold are one Redis round trip.
+ * Checks 1 to 3, before the body is validated: a key is presented, it is usable, and the request
+ * comes from an allowed address. Local (the key comes from the in-process cache); a refused
+ * address reads the rate window for the headers without counting the request.
  */
-export function createAdmissionHook(deps: AdmissionDeps) {
+export function createAuthenticationHook(deps: AdmissionDeps) {
   const now = deps.now ?? (() => new Date());
-  return async function admitRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const presented = presentedApiKey(request);
     if (presented === undefined || !presented.startsWith('hk-')) throw errors.invalidApiKey();
     const key = await deps.keyCache.lookup(hashApiKey(presented));
@@ -67,34 +79,72 @@ export function createAdmissionHook(deps: AdmissionDeps) {
       keyId: key.id,
       accountId: key.accountId,
     });
-
     if (!isIpAllowed(key, request.ip)) {
       const window = await deps.billing.rateWindow(key.id, key.rateLimit);
       setRateHeaders(reply, window);
       throw errors.ipNotAllowed();
     }
+    request.authenticatedKey = key;
+  };
+}
 
-    const settings: RouteAdmission = request.routeOptions.config.admission ?? {};
-    const inputs = { body: request.body, query: request.query };
-    const requested = settings.model?.(inputs);
+/**
+ * Checks 4 to 7 and the cost hold, after validation, in one Redis round trip; the first failure
+ * answers with its own error and nothing is held or charged. The model and the estimate come from
+ * the validated request only. A request that failed validation is counted (check 4) and answered
+ * with its validation error; nothing is estimated or held for it.
+ */
+export function createAdmissionHook(deps: AdmissionDeps) {
+  return async function admitRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const key = request.authenticatedKey;
+    if (key === undefined) throw new Error(`route ${request.routeOptions.url} was not authenticated`);
+    const config = request.routeOptions.config;
+    const settings: RouteAdmission = config.admission ?? {};
+    const holdId = settings.holdId?.(request.id) ?? request.id;
+    const invalid = request.validationError;
+    if (invalid !== undefined) {
+      await countRefusedRequest(deps, reply, key, holdId);
+      if (config.validationAnsweredByAdmission === true) throw invalid;
+      return; // The route answers its own validation errors (the media routes' 422).
+    }
+
+    const admitted = { body: request.body, query: request.query, headers: request.headers, key };
+    const requested = settings.model?.(admitted);
     const canonical =
       requested === undefined ? undefined : (deps.catalogue.resolve(requested)?.id ?? requested);
-    const estimateMicros = settings.estimateMicros?.(inputs) ?? 0n;
-    const holdId = settings.holdId?.(request.id) ?? request.id;
-    const result = await deps.billing.admit({
+    const estimateMicros = settings.estimateMicros?.(admitted) ?? 0n;
+    if (estimateMicros > MAX_HOLD_MICROS) {
+      await countRefusedRequest(deps, reply, key, holdId);
+      throw holdTooLarge();
+    }
+    const result = await admitKey(deps, reply, key, {
       requestId: holdId,
-      accountId: key.accountId,
-      keyId: key.id,
-      rateLimit: key.rateLimit,
-      monthlyCapMicros: key.monthlyCapMicros,
       modelAllowed: isModelAllowed(key, canonical),
       estimateMicros,
       ...(settings.holdTtlMs === undefined ? {} : { holdTtlMs: settings.holdTtlMs }),
     });
-    setRateHeaders(reply, result);
     throwUnlessAdmitted(result, canonical);
     request.admission = { key, holdId, estimateMicros, rateLimit: result, settled: false };
   };
+}
+
+/**
+ * Counts a request that will be refused for what it asks (invalid, or beyond what can be held)
+ * against its key's rate window, with the rate headers: one admission with nothing to hold. An
+ * exhausted window answers 429 first; the outcome of checks 5–7 is not this request's answer.
+ */
+async function countRefusedRequest(
+  deps: AdmissionDeps,
+  reply: FastifyReply,
+  key: ResolvedKey,
+  holdId: string,
+): Promise<void> {
+  const result = await admitKey(deps, reply, key, {
+    requestId: holdId,
+    modelAllowed: true,
+    estimateMicros: 0n,
+  });
+  if (result.outcome === 'rate_limited') throwUnlessAdmitted(result, undefined);
 }
 
 /**
@@ -110,19 +160,46 @@ export async function admitHold(
   estimateMicros: bigint,
 ): Promise<AdmissionContext> {
   const { key } = admission;
-  const result = await deps.billing.admit({
+  if (estimateMicros > MAX_HOLD_MICROS) throw holdTooLarge();
+  const result = await admitKey(deps, reply, key, {
     requestId: admission.holdId,
-    accountId: key.accountId,
-    keyId: key.id,
-    rateLimit: key.rateLimit,
-    monthlyCapMicros: key.monthlyCapMicros,
     modelAllowed: isModelAllowed(key, canonicalModel),
     estimateMicros,
     countRequest: false,
   });
-  setRateHeaders(reply, result);
   throwUnlessAdmitted(result, canonicalModel);
   return { ...admission, estimateMicros, settled: false };
+}
+
+/**
+ * One admission of a request of `key` (checks 4–7 and the hold in one Redis round trip), its rate
+ * headers set on the reply whatever the outcome.
+ */
+async function admitKey(
+  deps: Pick<AdmissionDeps, 'billing'>,
+  reply: FastifyReply,
+  key: ResolvedKey,
+  request: Omit<AdmitInput, 'accountId' | 'keyId' | 'rateLimit' | 'monthlyCapMicros'>,
+): Promise<AdmitResult> {
+  const result = await deps.billing.admit({
+    accountId: key.accountId,
+    keyId: key.id,
+    rateLimit: key.rateLimit,
+    monthlyCapMicros: key.monthlyCapMicros,
+    ...request,
+  });
+  setRateHeaders(reply, result);
+  return result;
+}
+
+/**
+ * A request whose cost bound passes `MAX_HOLD_MICROS` (only a custom catalogue with extreme prices
+ * can produce one): refused, never held at less (docs/money-core.md, "Hold sizing").
+ */
+function holdTooLarge() {
+  return errors.invalidRequest(
+    'The most this request could cost is too large to reserve: lower `max_tokens`, `n` or the input.',
+  );
 }
 
 function throwUnlessAdmitted(result: AdmitResult, canonical: string | undefined): void {

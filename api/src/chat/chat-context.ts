@@ -16,7 +16,7 @@ export interface ChatDeps {
 
 /**
  * Charges a finished request its actual cost (usage × price) once, replacing its hold. The charge is
- * queued for the next settlement batch: the answer does not wait for MongoDB, and the hold stays
+ * queued for the next settlement batch: the answer does not wait for the store, and the hold stays
  * until the charge counts (so `settled` is set: the hold is not released). Callers wait only when
  * the backlog of unwritten charges is over its high-water mark.
  */

@@ -1,3 +1,4 @@
+import { outputTokenLimit } from '../../../shared/src/billing/hold-estimate.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import type { ChatRequest } from '../../../shared/src/providers/chat-types.ts';
@@ -10,7 +11,8 @@ export type ChatRequestBody = Omit<ChatRequest, 'model'> & { model?: string } & 
 /**
  * The request forwarded to a route: only the spec's fields (others the convention allows are
  * dropped), the catalogue id as model, the identity prompt first when wanted. A `web_search`
- * request for a model without that capability is a clear 400, not a silent no-op.
+ * request for a model without that capability is a clear 400, not a silent no-op, and so is an
+ * output bound above the model's limit.
  */
 export function toChatRequest(
   body: ChatRequestBody,
@@ -20,10 +22,28 @@ export function toChatRequest(
   if (body.web_search === true && !model.capabilities.includes('web_search')) {
     throw errors.invalidRequest(`The model \`${model.id}\` does not support web_search.`);
   }
+  checkOutputBound(model, body);
   const request: Record<string, unknown> = {};
   for (const field of CHAT_REQUEST_FIELDS) {
     if (body[field] !== undefined) request[field] = body[field];
   }
   const messages = withIdentity ? [identityMessage(model), ...body.messages] : body.messages;
   return { ...(request as unknown as ChatRequest), model: model.id, messages };
+}
+
+/**
+ * Refuses (400, naming the limit) an output bound above what the model can produce: its
+ * `max_output_tokens`, else its context window. Never lowered silently: the price follows it.
+ */
+export function checkOutputBound(model: CatalogueModel, body: ChatRequestBody): void {
+  const limit = outputTokenLimit(model);
+  for (const field of ['max_completion_tokens', 'max_tokens'] as const) {
+    const value = body[field];
+    if (value === undefined || value <= limit) continue;
+    const what =
+      model.max_output_tokens === null
+        ? `the ${limit}-token context window of the model \`${model.id}\``
+        : `the ${limit} output tokens the model \`${model.id}\` can produce`;
+    throw errors.invalidRequest(`Invalid body field \`${field}\`: ${value} is above ${what}.`);
+  }
 }

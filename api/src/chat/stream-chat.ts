@@ -1,3 +1,4 @@
+import { jsonCharacterCount } from '../../../shared/src/billing/hold-estimate.ts';
 import {
   type ChatChunk,
   type ChatStreamTranslator,
@@ -141,7 +142,7 @@ async function chargeReportedUsage(
  * safety net): one token per 4 characters of the request's messages and of what was delivered.
  */
 function estimatedUsage(input: CompleteChatInput, deliveredCharacters: number): NormalizedUsage {
-  const inputCharacters = JSON.stringify(input.request.messages).length;
+  const inputCharacters = jsonCharacterCount(input.request.messages);
   return {
     inputTokens: Math.ceil(inputCharacters / 4),
     cachedInputTokens: 0,

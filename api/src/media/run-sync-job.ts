@@ -13,7 +13,7 @@ import {
   type MediaJobResult,
 } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
-import { type MediaStorage, mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import { type MediaStorage, storedKeysOf } from '../../../shared/src/media-jobs/media-storage.ts';
 import { jobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
 import type { JobWaiter } from './job-waiter.ts';
@@ -26,8 +26,11 @@ export interface MediaDeps {
   readonly handoff: Pick<MediaHandoff, 'takeOr' | 'drop'>;
   readonly queues: Queues;
   readonly waiter: JobWaiter;
-  /** Charges delivered jobs through the group commit, as chat does (docs/media.md). */
-  readonly billing: Pick<Billing, 'settleDeferred'>;
+  /**
+   * Charges delivered jobs through the group commit, as chat does (docs/media.md); hands a video's
+   * hold to its job (`transferHold`; without it, the hold stays this process's lease).
+   */
+  readonly billing: Pick<Billing, 'settleDeferred'> & Partial<Pick<Billing, 'transferHold'>>;
   readonly waitTimeoutMs: number;
   readonly now: () => Date;
   readonly logger: Logger;
@@ -175,16 +178,9 @@ async function discardResult(deps: MediaDeps, jobId: string): Promise<void> {
   const discarded = await deps.jobs.markDiscarded(jobId, deps.now());
   if (discarded?.result)
     await Promise.all([
-      deps.storage.remove(storedKeys(discarded.id, discarded.result)),
+      deps.storage.remove(storedKeysOf(discarded)),
       deps.handoff.drop(handoffsOf(discarded.result)),
     ]);
-}
-
-function storedKeys(jobId: string, result: MediaJobResult): string[] {
-  if (result.kind === 'image') return result.images.map((image) => image.key);
-  if (result.kind === 'speech') return [result.key];
-  if (result.kind === 'video') return [result.key];
-  return [mediaKeys.upload(jobId)];
 }
 
 /** The client's error for a job that failed (as the worker recorded it). */

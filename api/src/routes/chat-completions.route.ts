@@ -1,15 +1,15 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { tokenHoldMicros } from '../../../shared/src/billing/token-pricing.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
-import { bodyModelName } from '../admission/admission-context.ts';
+import { type AdmittedRequest, bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import type { ChatDeps } from '../chat/chat-context.ts';
+import { chatRequestHoldMicros } from '../chat/chat-hold.ts';
 import { type ChatRequestBody, toChatRequest } from '../chat/chat-request.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { completeChat } from '../chat/complete-chat.ts';
-import { identityMessage, wantsIdentity } from '../chat/identity.ts';
+import { wantsIdentity } from '../chat/identity.ts';
 import { openChatStream } from '../chat/stream-chat.ts';
 import { chatRequestSchema } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
@@ -32,7 +32,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
       config: {
         admission: {
           model: bodyModelName,
-          estimateMicros: (request) => holdFor(deps.catalogue, request.body),
+          estimateMicros: (request) => holdFor(deps.catalogue, request),
         },
       },
     },
@@ -58,24 +58,11 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
   );
 }
 
-/** The hold of a chat request (before validation: defensive about the body's shape). */
-function holdFor(catalogue: Catalogue, body: unknown): bigint {
-  const name = bodyModelName({ body });
-  const model = name === undefined ? undefined : catalogue.resolve(name);
+/** The hold of a validated chat request; none when its model does not resolve (the handler answers 404). */
+function holdFor(catalogue: Catalogue, request: AdmittedRequest): bigint {
+  const body = request.body as ChatRequestBody;
+  const model = body.model === undefined ? undefined : catalogue.resolve(body.model);
   if (model === undefined || model.type !== 'chat') return 0n;
-  const fields = body as {
-    messages?: unknown;
-    max_tokens?: unknown;
-    max_completion_tokens?: unknown;
-    n?: unknown;
-  };
-  const maxOutput = [fields.max_completion_tokens, fields.max_tokens].find((v): v is number =>
-    Number.isInteger(v),
-  );
-  const choices = Number.isInteger(fields.n) && (fields.n as number) > 1 ? BigInt(fields.n as number) : 1n;
-  // The identity prompt the gateway may prepend is input too. Counted whether or not it applies:
-  // an over-estimate only delays admission, an under-estimate lets concurrent requests overshoot.
-  const inputCharacters =
-    JSON.stringify(fields.messages ?? '').length + JSON.stringify(identityMessage(model)).length;
-  return tokenHoldMicros(model.pricing, inputCharacters, maxOutput, model.max_output_tokens) * choices;
+  const identity = wantsIdentity(request.key.identityInjection, request.headers['x-service-identity']);
+  return chatRequestHoldMicros(model, body, identity);
 }

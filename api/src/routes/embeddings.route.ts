@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { tokenHoldMicros } from '../../../shared/src/billing/token-pricing.ts';
+import { embeddingHoldMicros } from '../../../shared/src/billing/hold-estimate.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import type { EmbeddingRequest } from '../../../shared/src/providers/chat-types.ts';
@@ -31,7 +31,7 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
       config: {
         admission: {
           model: bodyModelName,
-          estimateMicros: (request) => holdFor(deps.catalogue, request.body),
+          estimateMicros: (request) => holdFor(deps.catalogue, request.body as EmbeddingBody),
         },
       },
     },
@@ -53,10 +53,9 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
   );
 }
 
-function holdFor(catalogue: Catalogue, body: unknown): bigint {
-  const name = bodyModelName({ body });
-  const model = name === undefined ? undefined : catalogue.resolve(name);
+/** The hold of a validated embedding request; none when its model does not resolve (404 follows). */
+function holdFor(catalogue: Catalogue, body: EmbeddingBody): bigint {
+  const model = body.model === undefined ? undefined : catalogue.resolve(body.model);
   if (model === undefined || model.type !== 'embedding') return 0n;
-  const characters = JSON.stringify((body as { input?: unknown }).input ?? '').length;
-  return tokenHoldMicros(model.pricing, characters, 0, 0);
+  return embeddingHoldMicros(model, typeof body.input === 'string' ? [body.input] : body.input);
 }

@@ -30,7 +30,7 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
       config: {
         admission: {
           model: (inputs) => bodyModelName(inputs) ?? deps.defaultModel,
-          estimateMicros: ({ body }) => holdFor(deps, body),
+          estimateMicros: ({ body }) => holdFor(deps, body as ImageBody),
           holdId: (requestId) => mediaJobIdFor('image', requestId),
         },
       },
@@ -67,10 +67,12 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
   );
 }
 
-function holdFor(deps: ImagesRouteDeps, body: unknown): bigint {
-  const fields = body as { n?: unknown } | null;
-  const model = deps.catalogue.resolve(bodyModelName({ body }) ?? deps.defaultModel);
+/**
+ * The hold of a validated image request (never called for one that failed its 422 validation):
+ * its `n` images (1 to 4, default 1) at the model's price; none when the model does not resolve.
+ */
+function holdFor(deps: ImagesRouteDeps, body: ImageBody): bigint {
+  const model = deps.catalogue.resolve(body.model ?? deps.defaultModel);
   if (model === undefined || model.type !== 'image') return 0n;
-  const n = Number.isInteger(fields?.n) ? Math.min(Math.max(fields?.n as number, 1), 4) : 1;
-  return mediaCostMicros(model.pricing, n);
+  return mediaCostMicros(model.pricing, body.n);
 }

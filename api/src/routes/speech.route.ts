@@ -33,7 +33,7 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
       config: {
         admission: {
           model: (inputs) => bodyModelName(inputs) ?? deps.defaultModel,
-          estimateMicros: ({ body }) => holdFor(deps, body),
+          estimateMicros: ({ body }) => holdFor(deps, body as SpeechBody),
           holdId: (requestId) => mediaJobIdFor('speech', requestId),
         },
       },
@@ -67,9 +67,12 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
   );
 }
 
-function holdFor(deps: SpeechRouteDeps, body: unknown): bigint {
-  const model = deps.catalogue.resolve(bodyModelName({ body }) ?? deps.defaultModel);
-  const input = (body as { input?: unknown } | null)?.input;
-  if (model === undefined || model.type !== 'tts' || typeof input !== 'string') return 0n;
-  return mediaCostMicros(model.pricing, input.length);
+/**
+ * The hold of a validated speech request (never called for one that failed its 422 validation):
+ * its input's characters (at most 10,000) at the model's price; none when the model does not resolve.
+ */
+function holdFor(deps: SpeechRouteDeps, body: SpeechBody): bigint {
+  const model = deps.catalogue.resolve(body.model ?? deps.defaultModel);
+  if (model === undefined || model.type !== 'tts') return 0n;
+  return mediaCostMicros(model.pricing, body.input.length);
 }

@@ -81,8 +81,9 @@ export async function transcriptionsRoutes(
           service: { model: model.id, cost: microsToIrt(delivered.costMicros), currency: 'IRT' },
         };
       } finally {
-        // The audio served its purpose (or was refused): it is not kept.
-        await deps.media.storage.remove([key]).catch(() => undefined);
+        // The audio served its purpose (or was refused): it is not kept. Removed off the answer's
+        // path: the charge is already queued, and the answer must not wait on the S3 round trip.
+        void deps.media.storage.remove([key]).catch(() => undefined);
       }
     },
   );

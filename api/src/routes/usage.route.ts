@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Billing } from '../../../shared/src/billing/billing.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { errorSchema } from '../schemas/model.schema.ts';
+import { usageRowSchema } from '../schemas/usage-row.schema.ts';
 
 export interface UsageRouteDeps {
   readonly billing: Pick<Billing, 'listUsage'>;
@@ -13,21 +14,7 @@ const usageListSchema = {
   properties: {
     object: { type: 'string', const: 'list' },
     currency: { type: 'string', const: 'IRT' },
-    data: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['date', 'model', 'requests', 'input_tokens', 'output_tokens', 'cost'],
-        properties: {
-          date: { type: 'string', format: 'date' },
-          model: { type: 'string' },
-          requests: { type: 'integer' },
-          input_tokens: { type: 'integer' },
-          output_tokens: { type: 'integer' },
-          cost: { type: 'number' },
-        },
-      },
-    },
+    data: { type: 'array', items: usageRowSchema },
   },
 } as const;
 

@@ -6,14 +6,17 @@ import { AppError } from '../../../shared/src/errors/app-error.ts';
 import { enqueueMediaJob } from '../../../shared/src/jobs/job-catalogue.ts';
 import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
+import { VIDEO_HOLD_MARGIN_MS } from '../../../shared/src/media-jobs/video-hold.ts';
 import type { VideoRequest } from '../../../shared/src/providers/media-types.ts';
 import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';
 import type { MediaDeps } from '../media/run-sync-job.ts';
+import { sendVideoContent } from '../media/send-video-content.ts';
 import { videoRecord } from '../media/video-record.ts';
 import { videoRequestSchema } from '../schemas/media-request.schema.ts';
 import { errorSchema } from '../schemas/model.schema.ts';
+import { readVideoContent, videoNotFound } from '../use-cases/account-videos.ts';
 
 export interface VideosRouteDeps {
   readonly catalogue: Catalogue;
@@ -24,8 +27,6 @@ export interface VideosRouteDeps {
 
 type IdParams = { id: string };
 type VideoBody = VideoRequest & { model: string };
-
-const HOLD_MARGIN_MS = 10 * 60 * 1000;
 
 /**
  * Videos: `POST /v1/videos` answers 202 at once and a worker renders (charged on delivery);
@@ -41,9 +42,8 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
       config: {
         admission: {
           model: bodyModelName,
-          estimateMicros: ({ body }) => holdFor(deps.catalogue, body),
+          estimateMicros: ({ body }) => holdFor(deps.catalogue, body as VideoBody),
           holdId: (requestId) => mediaJobIdFor('video', requestId),
-          holdTtlMs: deps.deadlineMs + HOLD_MARGIN_MS,
         },
       },
     },
@@ -64,9 +64,32 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
         },
         now,
       );
-      await enqueueMediaJob(deps.media.queues, 'video', job.id);
-      // The hold now belongs to the job: the worker settles or releases it.
+      try {
+        await enqueueMediaJob(deps.media.queues, 'video', job.id);
+      } catch (err) {
+        // The client is answered an error (503 while Redis is down): the job must never run, or a
+        // client retrying as told would pay twice. Cancelled from `queued`, no worker or reconciler
+        // takes it; its hold, still this process's lease, is released when the response ends.
+        await deps.media.jobs.markCancelled(job.id, deps.media.now()).catch((cancelErr: unknown) => {
+          request.log.error(
+            { err: cancelErr, jobId: job.id },
+            'a video whose enqueue failed could not be cancelled',
+          );
+        });
+        throw err;
+      }
+      // The hold now belongs to the job: the worker settles or releases it. Until here it was this
+      // process's lease (gone within a lease if the process died); from here it lives until the
+      // deadline plus a margin (shared/src/media-jobs/video-hold.ts).
       admission.settled = true;
+      await deps.media.billing
+        .transferHold?.({
+          requestId: job.id,
+          accountId: job.accountId,
+          keyId: job.keyId,
+          ttlMs: deps.deadlineMs + VIDEO_HOLD_MARGIN_MS,
+        })
+        .catch((err: unknown) => request.log.warn({ err }, 'video hold left a lease of this process'));
       return reply.code(202).send(videoRecord(job, originOf(request)));
     },
   );
@@ -108,21 +131,13 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
   });
 
   app.get<{ Params: IdParams }>('/v1/videos/:id/content', async (request, reply) => {
-    const job = await ownedVideo(deps, request);
-    if (job.result?.kind !== 'video' || !['completed', 'delivered'].includes(job.status))
-      throw notFound(job.id, 'is not ready');
-    const range = request.headers.range;
-    const stored = await deps.media.storage.read(job.result.key, range);
-    if (stored === 'unsatisfiable') {
-      return reply.code(416).header('content-range', `bytes */${job.result.sizeBytes}`).send();
-    }
-    if (stored === null) throw notFound(job.id, 'has expired');
-    reply
-      .header('content-type', 'video/mp4')
-      .header('accept-ranges', 'bytes')
-      .header('content-length', String(stored.contentLength));
-    if (stored.contentRange !== undefined) reply.code(206).header('content-range', stored.contentRange);
-    return reply.send(stored.body);
+    const { key } = requireAdmission(request);
+    const content = await readVideoContent(deps.media, {
+      accountId: key.accountId,
+      videoId: request.params.id,
+      range: request.headers.range,
+    });
+    return sendVideoContent(reply, content);
   });
 }
 
@@ -132,12 +147,8 @@ async function ownedVideo(
 ): Promise<MediaJob> {
   const { key } = requireAdmission(request);
   const job = await deps.media.jobs.findOwned(request.params.id, key.accountId, 'video');
-  if (job === null) throw notFound(request.params.id, 'does not exist');
+  if (job === null) throw videoNotFound(request.params.id, 'does not exist');
   return job;
-}
-
-function notFound(id: string, why: string): AppError {
-  return new AppError(404, 'invalid_request_error', 'video_not_found', `The video ${id} ${why}.`);
 }
 
 /** The address clients reached the api by (the content URL is built from it). */
@@ -145,13 +156,12 @@ function originOf(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
-function holdFor(catalogue: Catalogue, body: unknown): bigint {
-  const name = bodyModelName({ body });
-  const model = name === undefined ? undefined : catalogue.resolve(name);
+/**
+ * The hold of a validated video request: its duration (1 to 60 seconds, default 8) at the model's
+ * price; none when the model does not resolve (the handler answers 404).
+ */
+function holdFor(catalogue: Catalogue, body: VideoBody): bigint {
+  const model = catalogue.resolve(body.model);
   if (model === undefined || model.type !== 'video') return 0n;
-  const duration = (body as { duration?: unknown }).duration;
-  return mediaCostMicros(
-    model.pricing,
-    Number.isInteger(duration) ? Math.min(Math.max(duration as number, 1), 60) : 8,
-  );
+  return mediaCostMicros(model.pricing, body.duration);
 }

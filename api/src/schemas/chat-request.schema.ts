@@ -3,8 +3,12 @@
  * but the spec does not list are accepted and dropped (clients of the convention send them), so
  * `additionalProperties` stays open at the top level; every listed field is checked exactly.
  * `model` is not `required` here: its absence has its own code (`model_required`), raised by the
- * handler.
+ * handler. Every number a price depends on is an integer in a stated range, refused outside it
+ * (never clamped): `max_tokens` and `max_completion_tokens` up to `MAX_OUTPUT_TOKENS_FIELD` (each
+ * model's own output limit is checked by the handler, naming it), `n` 1 to 16.
  */
+
+import { MAX_OUTPUT_TOKENS_FIELD } from '../../../shared/src/billing/hold-estimate.ts';
 
 const HTTPS_OR_DATA_IMAGE = '^(https://\\S+|data:image/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=\\s]*)$';
 const DATA_PDF = '^data:application/pdf;base64,[A-Za-z0-9+/=\\s]*$';
@@ -129,6 +133,10 @@ const responseFormat = {
   then: { required: ['type', 'json_schema'] },
 } as const;
 
+const outputTokens = { type: 'integer', minimum: 1, maximum: MAX_OUTPUT_TOKENS_FIELD } as const;
+// Integers a JSON number carries exactly; a larger seed would reach the provider rounded.
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
 export const chatRequestSchema = {
   type: 'object',
   required: ['messages'],
@@ -137,14 +145,14 @@ export const chatRequestSchema = {
     messages: { type: 'array', minItems: 1, items: message },
     stream: { type: 'boolean' },
     stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
-    max_tokens: { type: 'integer', minimum: 1 },
-    max_completion_tokens: { type: 'integer', minimum: 1 },
+    max_tokens: outputTokens,
+    max_completion_tokens: outputTokens,
     temperature: { type: 'number', minimum: 0, maximum: 2 },
     top_p: { type: 'number', minimum: 0, maximum: 1 },
     frequency_penalty: { type: 'number', minimum: -2, maximum: 2 },
     presence_penalty: { type: 'number', minimum: -2, maximum: 2 },
     stop: { type: ['string', 'array'], items: { type: 'string' }, maxItems: 16 },
-    seed: { type: 'integer' },
+    seed: { type: 'integer', minimum: -SAFE_INTEGER, maximum: SAFE_INTEGER },
     n: { type: 'integer', minimum: 1, maximum: 16 },
     user: { type: 'string' },
     tools: { type: 'array', items: tool, maxItems: 256 },

@@ -1,9 +1,9 @@
-import type { Db } from 'mongodb';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Redis } from '../redis/redis.ts';
-import { type AccountsRepository, createAccountsRepository } from './accounts.repository.ts';
-import { type ApiKeysRepository, createApiKeysRepository } from './api-keys.repository.ts';
+import type { Store } from '../store/store.ts';
+import type { AccountsRepository } from './accounts.repository.ts';
+import type { ApiKeysRepository } from './api-keys.repository.ts';
 import { createKeyCache, type KeyCache } from './key-cache.ts';
 
 /** Accounts and keys, wired: the repositories and the key cache every api replica shares a channel of. */
@@ -16,7 +16,7 @@ export interface Accounts {
 }
 
 export interface AccountsDeps {
-  readonly db: Db;
+  readonly store: Pick<Store, 'accounts' | 'keys'>;
   /** Ordinary command connection (publishes invalidations). */
   readonly redis: Redis;
   /** A connection of its own for the key cache's subscription (`createRedis`, not shared). */
@@ -32,8 +32,7 @@ export function keyCacheChannel(prefix: string): string {
 
 /** Builds the accounts module; call `keyCache.start()` before serving and `keyCache.close()` at shutdown. */
 export function createAccounts(deps: AccountsDeps): Accounts {
-  const accounts = createAccountsRepository(deps.db);
-  const keys = createApiKeysRepository(deps.db);
+  const { accounts, keys } = deps.store;
   const keyCache = createKeyCache({
     keys,
     accounts,

@@ -3,7 +3,7 @@
  * billing-scripts.ts). Each runs atomically in Redis, so every api replica sees one order of
  * admissions. Amounts travel as integer strings; totals change only through HINCRBY (exact int64).
  * Comparisons use Lua doubles: exact below 2^53 µIRT (about 9·10⁹ IRT), beyond that an admission at
- * the exact boundary may be off by a few µIRT, while the ledger in MongoDB stays exact.
+ * the exact boundary may be off by a few µIRT, while the ledger in the store stays exact.
  */
 
 const HELPERS = `
@@ -45,7 +45,7 @@ local function add_hold(expiries, amounts, id, amount, expires_at, ttl)
   end
 end
 
--- Writes a snapshot unless the one present is as new or newer (versions only grow in MongoDB).
+-- Writes a snapshot unless the one present is as new or newer (versions only grow in the store).
 local function put_snapshot(key, field, value, version, ttl)
   local current = redis.call('HGET', key, 'version')
   if current and tonumber(current) >= tonumber(version) then return 0 end
@@ -58,8 +58,9 @@ end
 /**
  * Checks 4–7 and the hold. KEYS: rate window, wallet snapshot, spend snapshot, wallet hold
  * expiries, wallet hold amounts, key hold expiries, key hold amounts. ARGV: limit, window ms,
- * request id, estimate, hold ttl ms, min required, cap ('' for none), model allowed ('1'/'0'),
- * count the request ('1'; '0' for the hold phase of a request already counted).
+ * request id, estimate, hold ttl ms (a lease, or a fixed life), min required, cap ('' for none),
+ * model allowed ('1'/'0'), count the request ('1'; '0' for the hold phase of a request already
+ * counted).
  * Returns {outcome, limit, remaining, reset ms}, or {'need_snapshot', which} before any write.
  */
 export const ADMIT_LUA = `${HELPERS}
@@ -102,7 +103,7 @@ return {'admitted', limit, remaining, reset}
 `;
 
 /**
- * Drops a hold and refreshes the snapshots from MongoDB's state after a settlement, in one step so
+ * Drops a hold and refreshes the snapshots from the store's state after a settlement, in one step so
  * admission never sees the hold gone before the charge. KEYS: wallet hold expiries, wallet hold
  * amounts, key hold expiries, key hold amounts, wallet snapshot, spend snapshot. ARGV: request id,
  * has key ('1'/'0'), balance ('' to skip), wallet version, spent ('' to skip), spend version, ttl ms.
@@ -112,6 +113,57 @@ drop_hold(KEYS[1], KEYS[2], ARGV[1])
 if ARGV[2] == '1' then drop_hold(KEYS[3], KEYS[4], ARGV[1]) end
 if ARGV[3] ~= '' then put_snapshot(KEYS[5], 'balance', ARGV[3], ARGV[4], ARGV[7]) end
 if ARGV[5] ~= '' then put_snapshot(KEYS[6], 'spent', ARGV[5], ARGV[6], ARGV[7]) end
+return 1
+`;
+
+/**
+ * Renews the leases of holds a live process owns, many at once (docs/money-core.md, "Holds are
+ * leases"). KEYS: pairs of hold expiries and hold amounts (a wallet's or a key's sets). ARGV: lease
+ * ms, then for each pair of KEYS the number of its holds followed by their ids. Each hold still
+ * there gets expiry now + lease unless it expires later already (a longer hold is never cut short),
+ * and each set lives at least one lease more. Returns the ids that are no longer there (settled,
+ * released, expired, or Redis lost them): their owner stops renewing them.
+ */
+export const RENEW_HOLDS_LUA = `${HELPERS}
+local lease = tonumber(ARGV[1])
+local expiry = now_ms() + lease
+local missing = {}
+local at = 2
+for k = 1, #KEYS, 2 do
+  local expiries, amounts = KEYS[k], KEYS[k + 1]
+  local count = tonumber(ARGV[at])
+  at = at + 1
+  local renewed = 0
+  for i = 1, count do
+    local id = ARGV[at]
+    at = at + 1
+    local score = redis.call('ZSCORE', expiries, id)
+    if score and redis.call('HEXISTS', amounts, 'h:' .. id) == 1 then
+      if tonumber(score) < expiry then redis.call('ZADD', expiries, int(expiry), id) end
+      renewed = renewed + 1
+    else
+      missing[#missing + 1] = id
+    end
+  end
+  if renewed > 0 and redis.call('PTTL', expiries) < lease then
+    redis.call('PEXPIRE', expiries, lease)
+    redis.call('PEXPIRE', amounts, lease)
+  end
+end
+return missing
+`;
+
+/**
+ * Puts back the hold of a job whose hold Redis lost (its data was flushed or lost), unless the hold
+ * is there. KEYS: wallet hold expiries, wallet hold amounts, key hold expiries, key hold amounts.
+ * ARGV: hold id, amount, ttl ms. Returns 1 when it added the hold, 0 when it was there.
+ */
+export const RESTORE_HOLD_LUA = `${HELPERS}
+if redis.call('HEXISTS', KEYS[2], 'h:' .. ARGV[1]) == 1 then return 0 end
+local ttl = tonumber(ARGV[3])
+local now = now_ms()
+add_hold(KEYS[1], KEYS[2], ARGV[1], ARGV[2], now + ttl, ttl)
+add_hold(KEYS[3], KEYS[4], ARGV[1], ARGV[2], now + ttl, ttl)
 return 1
 `;
 

@@ -15,6 +15,11 @@ export interface AdmitInput {
   readonly modelAllowed: boolean;
   /** The hold; 0 for free endpoints, which still pass checks 4–6. */
   readonly estimateMicros: bigint;
+  /**
+   * A hold with a fixed life, which this process does not renew: a video's, owned by its job
+   * (settled by the worker, or released when the job fails). Without it the hold is a lease of
+   * `HOLD_LEASE_MS` that this process renews until it settles or releases the request.
+   */
   readonly holdTtlMs?: number;
   /**
    * False for the second phase of a request that was already counted against the rate limit
@@ -40,7 +45,7 @@ const MAX_ATTEMPTS = 3;
 
 /**
  * Checks 4–7 and the hold in one atomic Redis script. Only when a snapshot it needs is missing does
- * it load that from MongoDB and run again (the script answers so before any write).
+ * it load that from the store and run again (the script answers so before any write).
  */
 export async function admit(deps: BillingDeps, input: AdmitInput): Promise<AdmitResult> {
   validate(input);
@@ -57,7 +62,7 @@ export async function admit(deps: BillingDeps, input: AdmitInput): Promise<Admit
         deps.settings.rateWindowMs,
         input.requestId,
         input.estimateMicros,
-        input.holdTtlMs ?? deps.settings.holdTtlMs,
+        input.holdTtlMs ?? deps.settings.holdLeaseMs,
         deps.settings.minRequiredMicros,
         input.monthlyCapMicros,
         input.modelAllowed,
@@ -66,6 +71,14 @@ export async function admit(deps: BillingDeps, input: AdmitInput): Promise<Admit
     });
     if (reply[0] !== 'need_snapshot') {
       const [outcome, limit, remaining, resetMs] = reply;
+      if (outcome === 'admitted' && input.estimateMicros > 0n && input.holdTtlMs === undefined) {
+        // A lease: renewed by this process while the request lives.
+        deps.leases.own({
+          id: input.requestId,
+          walletHolds: deps.keys.walletHolds(input.accountId),
+          keyHolds: deps.keys.keyHolds(input.keyId),
+        });
+      }
       return { outcome, limit, remaining, resetMs } as AdmitResult;
     }
     if (reply[1] === 'wallet') await loadWalletSnapshot(deps, input.accountId);

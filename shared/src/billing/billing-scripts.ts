@@ -1,5 +1,12 @@
 import type { Redis } from 'ioredis';
-import { ADMIT_LUA, PEEK_RATE_LUA, PUT_SNAPSHOT_LUA, SETTLE_LUA } from './admission-scripts.ts';
+import {
+  ADMIT_LUA,
+  PEEK_RATE_LUA,
+  PUT_SNAPSHOT_LUA,
+  RENEW_HOLDS_LUA,
+  RESTORE_HOLD_LUA,
+  SETTLE_LUA,
+} from './admission-scripts.ts';
 import type { HoldKeys } from './redis-keys.ts';
 
 /** What the admission script answers (see ADMIT_LUA). */
@@ -48,6 +55,24 @@ export interface SettleCall {
   readonly snapshotTtlMs: number;
 }
 
+/** The holds of one hold set (a wallet's or a key's) whose leases to renew. */
+export interface RenewSet {
+  readonly holds: HoldKeys;
+  readonly ids: readonly string[];
+}
+
+/** A hold to put back when Redis lost it (RESTORE_HOLD_LUA). */
+export interface RestoreCall {
+  readonly requestId: string;
+  readonly walletHolds: HoldKeys;
+  readonly keyHolds: HoldKeys;
+  readonly amount: bigint;
+  readonly ttlMs: number;
+}
+
+/** Holds renewed by one script call at most; more go in further calls of the same pipeline. */
+const RENEW_CHUNK = 500;
+
 /** The billing Lua commands on one ioredis connection, typed. */
 export interface BillingScripts {
   admit(call: AdmitCall): Promise<AdmitReply>;
@@ -57,6 +82,13 @@ export interface BillingScripts {
   putSnapshot(field: 'balance' | 'spent', write: SnapshotWrite, ttlMs: number): Promise<void>;
   /** Requests counted in a rate window and its remaining ms (negative when no window is open). */
   peekRate(rateWindowKey: string): Promise<readonly [count: number, resetMs: number]>;
+  /**
+   * Extends the leases of the given holds to now + `leaseMs` in one pipeline (one round trip);
+   * resolves to the ids that were no longer held.
+   */
+  renewHolds(sets: readonly RenewSet[], leaseMs: number): Promise<string[]>;
+  /** Adds a hold unless it is there; true when it added it. */
+  restoreHold(call: RestoreCall): Promise<boolean>;
 }
 
 type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
@@ -79,12 +111,16 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
   redis.defineCommand('billingSettle', { numberOfKeys: 6, lua: SETTLE_LUA });
   redis.defineCommand('billingPutSnapshot', { numberOfKeys: 1, lua: PUT_SNAPSHOT_LUA });
   redis.defineCommand('billingPeekRate', { numberOfKeys: 1, lua: PEEK_RATE_LUA });
+  // Variable key count: the first argument says how many keys follow.
+  redis.defineCommand('billingRenewHolds', { lua: RENEW_HOLDS_LUA });
+  redis.defineCommand('billingRestoreHold', { numberOfKeys: 4, lua: RESTORE_HOLD_LUA });
   const command = (name: string) =>
     (redis as unknown as Record<string, ScriptCommand>)[name] as ScriptCommand;
   const admit = command('billingAdmit').bind(redis);
   const settle = command('billingSettle').bind(redis);
   const putSnapshot = command('billingPutSnapshot').bind(redis);
   const peekRate = command('billingPeekRate').bind(redis);
+  const restoreHold = command('billingRestoreHold').bind(redis);
   return {
     async admit(call) {
       const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed, count] =
@@ -115,5 +151,48 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
     async peekRate(rateWindowKey) {
       return (await peekRate(rateWindowKey)) as [number, number];
     },
+    async renewHolds(sets, leaseMs) {
+      const calls = renewCalls(sets, leaseMs);
+      if (calls.length === 0) return [];
+      const pipeline = redis.pipeline();
+      const queue = (pipeline as unknown as Record<string, ScriptCommand>).billingRenewHolds as ScriptCommand;
+      for (const args of calls) queue.apply(pipeline, args);
+      const missing: string[] = [];
+      for (const [error, reply] of (await pipeline.exec()) ?? []) {
+        if (error !== null) throw error;
+        missing.push(...(reply as string[]));
+      }
+      return missing;
+    },
+    async restoreHold(call) {
+      const keys = [call.walletHolds.expiries, call.walletHolds.amounts];
+      keys.push(call.keyHolds.expiries, call.keyHolds.amounts);
+      return (await restoreHold(...keys, call.requestId, String(call.amount), call.ttlMs)) === 1;
+    },
   };
+}
+
+/** The arguments of RENEW_HOLDS_LUA calls (key count, KEYS, ARGV), at most RENEW_CHUNK holds each. */
+function renewCalls(sets: readonly RenewSet[], leaseMs: number): (string | number)[][] {
+  const calls: (string | number)[][] = [];
+  let keys: string[] = [];
+  let args: (string | number)[] = [];
+  let holds = 0;
+  const close = () => {
+    if (keys.length > 0) calls.push([keys.length, ...keys, leaseMs, ...args]);
+    keys = [];
+    args = [];
+    holds = 0;
+  };
+  for (const set of sets) {
+    for (let from = 0; from < set.ids.length; from += RENEW_CHUNK) {
+      const ids = set.ids.slice(from, from + RENEW_CHUNK);
+      if (holds + ids.length > RENEW_CHUNK) close();
+      keys.push(set.holds.expiries, set.holds.amounts);
+      args.push(ids.length, ...ids);
+      holds += ids.length;
+    }
+  }
+  close();
+  return calls;
 }

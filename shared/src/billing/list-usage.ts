@@ -1,6 +1,7 @@
 import type { BillingDeps } from './billing-deps.ts';
 import { addDays, dayOf } from './billing-time.ts';
 import { microsToIrt } from './money.ts';
+import type { UsageRecord } from './money-store.ts';
 
 /** One row of the spec's UsageList. */
 export interface UsageRow {
@@ -25,13 +26,18 @@ export async function listUsage(
 ): Promise<UsageRow[]> {
   if (!Number.isInteger(days) || days < 1) throw new RangeError('days must be a whole number ≥ 1');
   const today = dayOf(now ?? deps.clock(), deps.settings.timeZone);
-  const rows = await deps.store.usageDaily.listRange(accountId, addDays(today, 1 - days), today);
-  return rows.map((row) => ({
+  const rows = await deps.store.listUsage(accountId, addDays(today, 1 - days), today);
+  return rows.map(toUsageRow);
+}
+
+/** A stored usage row as the spec's UsageList shows it (cost in Toman). */
+export function toUsageRow(row: UsageRecord): UsageRow {
+  return {
     date: row.date,
     model: row.model,
-    requests: Number(row.requests),
-    input_tokens: Number(row.input_tokens),
-    output_tokens: Number(row.output_tokens),
-    cost: microsToIrt(BigInt(row.cost)),
-  }));
+    requests: row.requests,
+    input_tokens: row.inputTokens,
+    output_tokens: row.outputTokens,
+    cost: microsToIrt(row.costMicros),
+  };
 }

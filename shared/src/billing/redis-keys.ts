@@ -1,5 +1,5 @@
 /**
- * Names of the billing keys in Redis. Snapshots are copies of MongoDB state for admission; holds
+ * Names of the billing keys in Redis. Snapshots are copies of the store's state for admission; holds
  * are a sorted set (member: request id, score: expiry ms) beside a hash of amounts and their total.
  */
 export interface HoldKeys {

@@ -28,12 +28,9 @@ interface Queued {
 const RETRIES = 3;
 const RETRY_BASE_MS = 100;
 /**
- * The most charges in one batch, by default. A batch's fixed cost (a dozen commands whatever its
- * size) is well shared by a couple of hundred charges, while the store's cost per charge grows
- * with larger batches: on jongodb each write command also costs time per document already in the
- * collection, and a large batch keeps more of them there (bench/batch-probe.ts: 0.10 CPU-ms per
- * charge at 170 a batch, 0.13 at 500, 0.17 at 1,300; docs/money-core.md). So a backlog is written
- * in batches of this size back to back rather than in one large batch.
+ * The most charges in one batch, by default. A batch is one store transaction: on SQLite it holds
+ * the file's write lock, and blocks this process's event loop, for its whole length (about 10 µs
+ * a charge), so a backlog is written in batches of this size back to back rather than in one.
  */
 export const DEFAULT_MAX_BATCH = 250;
 /** A queue longer than this is logged as a backlog, at most every BACKLOG_WARNING_EVERY_MS. */
@@ -43,7 +40,9 @@ const BACKLOG_WARNING_EVERY_MS = 10_000;
 /**
  * Collects charges in memory and writes them in batches, one batch at a time, off the response
  * path. A charge still in memory when the process dies is lost (an under-charge); one written as
- * pending is completed by recovery; `close` writes everything before a clean shutdown.
+ * pending is completed by recovery; `close` writes everything before a clean shutdown. The hold of
+ * a queued charge stays owned by this process, so its lease is renewed until the batch's publish
+ * drops it (snapshots.ts); a charge that could not be recorded at all stops being renewed.
  */
 /** Charges that may wait unwritten before settling callers are made to wait for the store. */
 export const HIGH_WATER = 5_000;
@@ -160,20 +159,17 @@ export class SettlementBatcher {
   }
 
   async #write(batch: Queued[]): Promise<void> {
-    let repeats: DeferredSettlement[];
     try {
-      repeats = await settleBatch(
+      await settleBatch(
         this.#deps,
         batch.map((queued) => queued.item),
       );
     } catch (err) {
       await this.#retryLater(batch, err);
-      return;
     }
-    await this.#settleEach(repeats);
   }
 
-  /** After a failed step (a): the batch waits and is retried; a charge out of retries goes alone. */
+  /** After the store recorded nothing: the batch waits and is retried; a charge out of retries goes alone. */
   async #retryLater(batch: Queued[], err: unknown): Promise<void> {
     const now = Date.now();
     const again: Queued[] = [];
@@ -191,7 +187,7 @@ export class SettlementBatcher {
     await this.#settleEach(alone.map((queued) => queued.item));
   }
 
-  /** The single-entry path: repeats of recorded ids, and charges no batch could record. */
+  /** The single-entry path, for charges no batch could record. */
   async #settleEach(items: readonly DeferredSettlement[]): Promise<void> {
     const results = await Promise.allSettled(
       items.map(({ input, at }) => settleCharge(this.#deps, { ...input, at })),
@@ -199,6 +195,8 @@ export class SettlementBatcher {
     results.forEach((result, i) => {
       if (result.status === 'fulfilled') return;
       const { input, at } = items[i] as DeferredSettlement;
+      // Its hold is no longer renewed: it expires within its lease.
+      this.#deps.leases.forget([input.requestId]);
       // The details needed to charge it by hand: the money core could not record it.
       const charge = { ...input, costMicros: String(input.costMicros), at: at.toISOString() };
       this.#deps.logger.error({ err: result.reason, charge }, 'a deferred settlement could not be recorded');

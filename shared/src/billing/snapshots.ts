@@ -1,92 +1,108 @@
 import type { BillingDeps } from './billing-deps.ts';
 import type { SettleCall } from './billing-scripts.ts';
-import type { AppliedTargets } from './guarded-apply.ts';
-import { type KeySpendDoc, keySpendOf } from './key-spend.repository.ts';
-import type { LedgerDoc } from './ledger.repository.ts';
+import type { RecordedCharge } from './money-store.ts';
 
 /**
- * Admission reads copies of the wallet and the key's month spend from Redis; MongoDB stays
+ * Admission reads copies of the wallet and the key's month spend from Redis; the store stays
  * authoritative. A copy is written only over an older version, so a slow writer never puts back a
  * stale balance, and it expires, so a copy missed after a crash is reloaded.
  */
 
-/** Loads the wallet's balance from MongoDB into its snapshot. */
+/** Loads the wallet's balance from the store into its snapshot. */
 export async function loadWalletSnapshot(deps: BillingDeps, accountId: string): Promise<void> {
-  const state = await deps.store.wallets.findState(accountId);
+  const state = await deps.store.walletState(accountId);
   const write = { key: deps.keys.walletSnapshot(accountId), value: state.balance, version: state.version };
   await deps.scripts.putSnapshot('balance', write, deps.settings.snapshotTtlMs);
 }
 
-/** Loads a key's month spend from MongoDB into its snapshot. */
+/** Loads a key's month spend from the store into its snapshot. */
 export async function loadSpendSnapshot(
   deps: BillingDeps,
   accountId: string,
   keyId: string,
   month: string,
 ): Promise<void> {
-  const state = await deps.store.keySpend.findState(accountId, keyId, month);
+  const state = await deps.store.keySpendState(accountId, keyId, month);
   const write = { key: deps.keys.spendSnapshot(keyId, month), value: state.spent, version: state.version };
   await deps.scripts.putSnapshot('spent', write, deps.settings.snapshotTtlMs);
 }
 
 /**
- * After an entry moved money: drops the request's hold and refreshes the snapshots, in one Redis
- * step. A failure is only logged: the hold expires and the snapshot is reloaded after its TTL, and
- * the money already moved in MongoDB, so failing the caller would only invite a useless retry.
- */
-export async function publishSettlement(
-  deps: BillingDeps,
-  entry: LedgerDoc,
-  applied: AppliedTargets | null,
-): Promise<void> {
-  try {
-    await deps.scripts.settle(settleCall(deps, entry, applied));
-  } catch (err) {
-    deps.logger.warn({ err, entryId: entry._id }, 'could not publish a settlement to Redis');
-  }
-}
-
-/** An applied entry and its targets after the update that counted it. */
-export interface Settlement {
-  readonly entry: LedgerDoc;
-  readonly applied: AppliedTargets | null;
-}
-
-/**
- * `publishSettlement` of a batch in one Redis pipeline. Entries of one wallet share its state after
- * the batch's update: the first call writes it (counting all of them) and drops one hold, the next
- * ones only drop theirs, so admission may count a charge twice for a moment but never miss it.
+ * After entries counted (or were found counted before): drops each request's hold and refreshes the
+ * snapshots, in one Redis pipeline. Entries of one wallet in one batch: the first call writes the
+ * wallet as the batch left it (counting all of them) and drops one hold, the next ones only drop
+ * theirs, so admission may count a charge twice for a moment but never miss it.
+ *
+ * A failure is only logged: the holds are no longer renewed either way, so they expire within their
+ * lease, and the snapshots are reloaded after their TTL (no longer than a lease); the money already
+ * moved in the store, so failing the caller would only invite a useless retry.
  */
 export async function publishSettlements(
   deps: BillingDeps,
-  settlements: readonly Settlement[],
+  settled: readonly RecordedCharge[],
 ): Promise<void> {
-  if (settlements.length === 0) return;
+  if (settled.length === 0) return;
   try {
-    await deps.scripts.settleMany(settlements.map(({ entry, applied }) => settleCall(deps, entry, applied)));
+    const calls = settled.map((charge) => settleCall(deps, charge));
+    if (calls.length === 1) await deps.scripts.settle(calls[0] as SettleCall);
+    else await deps.scripts.settleMany(calls);
   } catch (err) {
-    const entryIds = settlements.map(({ entry }) => entry._id);
-    deps.logger.warn({ err, entryIds }, 'could not publish settlements to Redis');
+    const entryIds = settled.map(({ entry }) => entry.id);
+    deps.logger.warn({ err, entryIds }, 'could not publish settlements to Redis; retrying in the background');
+    retryPublish(deps, settled, 1);
+  } finally {
+    // Renewed until the publish dropped them (a charge queued for a batch keeps its hold until then).
+    deps.leases.forget(settled.map(({ entry }) => entry.id));
   }
 }
 
-function settleCall(deps: BillingDeps, entry: LedgerDoc, applied: AppliedTargets | null): SettleCall {
-  const { wallet, keySpend } = applied ?? { wallet: null, keySpend: null };
+/** Whether a recorded charge's hold is this caller's to drop: not while another writer counts it. */
+export function holdIsOurs(charge: RecordedCharge): boolean {
+  return charge.outcome === 'recorded' || charge.outcome === 'repeat';
+}
+
+function settleCall(deps: BillingDeps, { entry, wallet, keySpend }: RecordedCharge): SettleCall {
   return {
-    requestId: entry._id,
-    walletHolds: deps.keys.walletHolds(entry.account_id),
-    keyHolds: entry.key_id === null ? null : deps.keys.keyHolds(entry.key_id),
+    requestId: entry.id,
+    walletHolds: deps.keys.walletHolds(entry.accountId),
+    keyHolds: entry.keyId === null ? null : deps.keys.keyHolds(entry.keyId),
     wallet:
       wallet === null
         ? null
-        : { key: deps.keys.walletSnapshot(entry.account_id), value: wallet.balance, version: wallet.version },
-    spend: keySpend === null || entry.key_id === null ? null : spendWrite(deps, keySpend, entry.key_id),
+        : { key: deps.keys.walletSnapshot(entry.accountId), value: wallet.balance, version: wallet.version },
+    spend:
+      keySpend === null || entry.keyId === null
+        ? null
+        : {
+            key: deps.keys.spendSnapshot(entry.keyId, entry.month),
+            value: keySpend.spent,
+            version: keySpend.version,
+          },
     snapshotTtlMs: deps.settings.snapshotTtlMs,
   };
 }
 
-/** The snapshot of one key's month spend, from its account's key spend document. */
-function spendWrite(deps: BillingDeps, doc: KeySpendDoc, keyId: string): SettleCall['spend'] {
-  const { spent, version } = keySpendOf(doc, keyId);
-  return { key: deps.keys.spendSnapshot(keyId, doc.month), value: spent, version };
+/** How often, and how many times, a publish that met a Redis outage is tried again. */
+const PUBLISH_RETRY_MS = 5_000;
+const PUBLISH_RETRIES = 24;
+
+/**
+ * A hold whose charge counted must not outlive it: a lease would lapse within a minute anyway, but a
+ * video's hold was given a life of its deadline plus a margin, so a publish lost to a Redis outage
+ * is tried again for two minutes (the money already moved; only the hold and snapshots wait).
+ */
+function retryPublish(deps: BillingDeps, settled: readonly RecordedCharge[], attempt: number): void {
+  if (attempt > PUBLISH_RETRIES) {
+    const entryIds = settled.map(({ entry }) => entry.id);
+    deps.logger.error({ entryIds }, 'gave up publishing settlements; their holds expire on their own');
+    return;
+  }
+  const timer = setTimeout(() => {
+    const calls = settled.map((charge) => settleCall(deps, charge));
+    deps.scripts.settleMany(calls).then(
+      () => deps.logger.info({ entries: settled.length }, 'published settlements after a Redis outage'),
+      () => retryPublish(deps, settled, attempt + 1),
+    );
+  }, PUBLISH_RETRY_MS);
+  timer.unref();
 }

@@ -17,28 +17,3 @@ export function tokenCostMicros(pricing: ModelPricing, usage: NormalizedUsage): 
     { quantity: usage.outputTokens, unitPriceIrt: pricing.output ?? 0, perUnits: PER_MILLION },
   ]);
 }
-
-/** Default output bound for the hold when a request sets none (and the model's own is larger). */
-const DEFAULT_HELD_OUTPUT_TOKENS = 4_096;
-
-/**
- * What to hold while a request runs: its input counted generously (one token per 3 characters,
- * no cache discount) plus the most output it may produce. An over-estimate only delays admission
- * of concurrent requests near the floor or cap; it is never charged.
- */
-export function tokenHoldMicros(
-  pricing: ModelPricing,
-  inputCharacters: number,
-  maxOutputTokens: number | undefined,
-  modelMaxOutput: number | null,
-): bigint {
-  const output =
-    maxOutputTokens ?? Math.min(modelMaxOutput ?? DEFAULT_HELD_OUTPUT_TOKENS, DEFAULT_HELD_OUTPUT_TOKENS);
-  const usage = {
-    inputTokens: Math.ceil(inputCharacters / 3) + 16,
-    cachedInputTokens: 0,
-    outputTokens: output,
-    reasoningTokens: 0,
-  };
-  return tokenCostMicros(pricing, usage);
-}

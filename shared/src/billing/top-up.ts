@@ -1,10 +1,8 @@
 import { AppError } from '../errors/app-error.ts';
 import type { BillingDeps } from './billing-deps.ts';
 import { dayOf, monthOf } from './billing-time.ts';
-import { commitEntry, LEASE_MS } from './guarded-apply.ts';
-import { type LedgerDoc, type LedgerEntry, toLedgerEntry } from './ledger.repository.ts';
-import { resumeIfAbandoned } from './recover-pending-entries.ts';
-import { publishSettlement } from './snapshots.ts';
+import type { LedgerEntry } from './money-store.ts';
+import { publishSettlements } from './snapshots.ts';
 
 export interface TopUpInput {
   readonly accountId: string;
@@ -33,41 +31,24 @@ export function topUpEntryId(accountId: string, idempotencyKey: string): string 
 export async function topUp(deps: BillingDeps, input: TopUpInput): Promise<TopUpResult> {
   if (input.amountMicros <= 0n) throw new RangeError('amountMicros must be > 0');
   if (input.idempotencyKey === '') throw new RangeError('idempotencyKey must not be empty');
-  const doc = topUpDoc(input, deps.clock(), deps.settings.timeZone);
-  if (await deps.store.ledger.insertPending(doc)) {
-    const applied = await commitEntry(deps.store, doc);
-    await publishSettlement(deps, doc, applied);
-    const balanceMicros =
-      applied.wallet?.balance ?? (await deps.store.wallets.findState(input.accountId)).balance;
-    return { entry: toLedgerEntry({ ...doc, state: 'applied', open: false }), balanceMicros, created: true };
+  const now = deps.clock();
+  const reference = input.reference ?? null;
+  const recorded = await deps.store.recordTopUp({
+    id: topUpEntryId(input.accountId, input.idempotencyKey),
+    accountId: input.accountId,
+    amountMicros: input.amountMicros,
+    reference,
+    day: dayOf(now, deps.settings.timeZone),
+    month: monthOf(now, deps.settings.timeZone),
+    createdAt: now,
+  });
+  const { entry, wallet } = recorded;
+  if (!recorded.created && (entry.amountMicros !== input.amountMicros || entry.reference !== reference)) {
+    throw keyReused();
   }
-  const existing = await deps.store.ledger.findById(doc._id);
-  if (existing === null) throw new Error(`ledger entry ${doc._id} vanished`);
-  if (existing.amount !== doc.amount || existing.reference !== doc.reference) throw keyReused();
-  const resumed = await resumeIfAbandoned(deps, existing);
-  if (resumed !== null) await publishSettlement(deps, existing, resumed);
-  const current = (await deps.store.ledger.findById(doc._id)) ?? existing;
-  const balanceMicros = (await deps.store.wallets.findState(input.accountId)).balance;
-  return { entry: toLedgerEntry(current), balanceMicros, created: false };
-}
-
-function topUpDoc(input: TopUpInput, now: Date, timeZone: string): LedgerDoc {
-  return {
-    _id: topUpEntryId(input.accountId, input.idempotencyKey),
-    account_id: input.accountId,
-    key_id: null,
-    kind: 'topup',
-    amount: input.amountMicros,
-    model: null,
-    usage: null,
-    day: dayOf(now, timeZone),
-    month: monthOf(now, timeZone),
-    state: 'pending',
-    open: true,
-    lease_until: new Date(now.getTime() + LEASE_MS),
-    created_at: now,
-    reference: input.reference ?? null,
-  };
+  // The new balance counts for admission at once (a top-up holds nothing, so no hold is dropped).
+  await publishSettlements(deps, [{ outcome: 'recorded', entry, wallet, keySpend: null }]);
+  return { entry, balanceMicros: wallet.balance, created: recorded.created };
 }
 
 function keyReused(): AppError {

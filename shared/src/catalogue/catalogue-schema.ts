@@ -70,6 +70,22 @@ const listPriceSchema = z.strictObject({
   input: price,
   output: price.nullable().optional(),
   cached_input: price.nullable().optional(),
+  // Prompt-cache writes per 1M tokens, by cache lifetime (Anthropic: 5 minutes, the default, or 1 hour).
+  cache_write_5m: price.optional(),
+  cache_write_1h: price.optional(),
+  // A server-side web search fee per 1,000 searches, on top of the tokens.
+  web_search_per_1k: price.optional(),
+});
+
+/** Price fields only token-priced models may carry (they count tokens or searches of a chat call). */
+export const TOKEN_ONLY_PRICE_FIELDS = ['cache_write_5m', 'cache_write_1h', 'web_search_per_1k'] as const;
+
+/** The name of a request parameter as it appears at the top level of a request body. */
+const PARAM_NAME = /^[a-z][a-z0-9_]*$/;
+const paramName = z.string().regex(PARAM_NAME, 'must be a request parameter name (snake_case)');
+/** The one value a fixed parameter accepts: its default, a JSON scalar. */
+const paramValue = z.union([z.number(), z.boolean(), z.string(), z.null()], {
+  error: 'must be a number, true or false, a string or null',
 });
 
 function routeSchema(known: readonly string[]) {
@@ -84,46 +100,133 @@ function routeSchema(known: readonly string[]) {
  * `extraProviders` are the OpenAI-compatible upstreams declared in configuration.
  */
 export function modelEntrySchemaFor(extraProviders: readonly string[] = []) {
-  const known = [...PROVIDER_IDS, ...extraProviders];
-  return z
-    .strictObject({
-      id: modelIdSchema(known),
-      name: nonEmptyString,
-      type: z.enum(MODEL_TYPES, { error: oneOf(MODEL_TYPES) }),
-      owned_by: nonEmptyString,
-      created: z.number().int('must be a whole number').positive('must be positive'),
-      context_window: tokenCount,
-      max_output_tokens: tokenCount,
-      capabilities: z.array(z.enum(CAPABILITIES, { error: oneOf(CAPABILITIES) })),
-      native_id: nonEmptyString,
-      list_price_usd: listPriceSchema,
-      routes: z.array(routeSchema(known)).min(1, 'must list at least one route'),
-      aliases: z.array(z.string().regex(ALIAS_PATTERN, 'must be a short name without spaces or slashes')),
-      enabled: z.boolean().optional(),
-    })
-    .superRefine((entry, ctx) => {
-      const expectedUnit = UNIT_BY_TYPE[entry.type];
-      if (entry.list_price_usd.unit !== expectedUnit) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['list_price_usd', 'unit'],
-          message: `must be ${expectedUnit} for type ${entry.type}`,
-        });
-      }
-      if (entry.type === 'chat' && typeof entry.list_price_usd.output !== 'number') {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['list_price_usd', 'output'],
-          message: 'is required for type chat',
-        });
-      }
+  return modelEntryBaseSchema([...PROVIDER_IDS, ...extraProviders]).superRefine((entry, ctx) => {
+    checkUnitAndOutput(entry, ctx);
+    checkParamRules(entry, ctx);
+    checkNativePrices(entry, ctx);
+  });
+}
+
+/** The fields of an entry and their own rules, before the rules that relate fields. */
+function modelEntryBaseSchema(known: readonly string[]) {
+  return z.strictObject({
+    id: modelIdSchema(known),
+    name: nonEmptyString,
+    type: z.enum(MODEL_TYPES, { error: oneOf(MODEL_TYPES) }),
+    owned_by: nonEmptyString,
+    created: z.number().int('must be a whole number').positive('must be positive'),
+    context_window: tokenCount,
+    max_output_tokens: tokenCount,
+    capabilities: z.array(z.enum(CAPABILITIES, { error: oneOf(CAPABILITIES) })),
+    native_id: nonEmptyString,
+    list_price_usd: listPriceSchema,
+    routes: z.array(routeSchema(known)).min(1, 'must list at least one route'),
+    aliases: z.array(z.string().regex(ALIAS_PATTERN, 'must be a short name without spaces or slashes')),
+    enabled: z.boolean().optional(),
+    // Request parameters the model refuses whatever their value.
+    unsupported_params: z.array(paramName).optional(),
+    // Request parameters the model takes only at one value (its default).
+    fixed_params: z.record(paramName, paramValue).optional(),
+    // Of the two above, those the model does take while its reasoning effort is `none` (its default).
+    reasoning_none_allows: z.array(paramName).optional(),
+  });
+}
+
+type EntryShape = z.infer<ReturnType<typeof modelEntryBaseSchema>>;
+type RefineContext = z.core.$RefinementCtx<EntryShape>;
+
+/** Each type is billed in one unit (usage metering relies on it); chat needs an output price. */
+function checkUnitAndOutput(entry: EntryShape, ctx: RefineContext): void {
+  const expectedUnit = UNIT_BY_TYPE[entry.type];
+  if (entry.list_price_usd.unit !== expectedUnit) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['list_price_usd', 'unit'],
+      message: `must be ${expectedUnit} for type ${entry.type}`,
     });
+  }
+  if (entry.type === 'chat' && typeof entry.list_price_usd.output !== 'number') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['list_price_usd', 'output'],
+      message: 'is required for type chat',
+    });
+  }
+}
+
+/** Parameter lists name each parameter once and in one rule; `reasoning_none_allows` lifts listed ones only. */
+function checkParamRules(entry: EntryShape, ctx: RefineContext): void {
+  const unsupported = entry.unsupported_params ?? [];
+  const fixed = Object.keys(entry.fixed_params ?? {});
+  unsupported.forEach((name, i) => {
+    if (unsupported.indexOf(name) !== i)
+      ctx.addIssue({ code: 'custom', path: ['unsupported_params', i], message: `names ${name} twice` });
+    if (fixed.includes(name))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['unsupported_params', i],
+        message: `${name} is also in fixed_params: a parameter is either refused or fixed`,
+      });
+  });
+  const lifted = entry.reasoning_none_allows ?? [];
+  lifted.forEach((name, i) => {
+    if (lifted.indexOf(name) !== i)
+      ctx.addIssue({ code: 'custom', path: ['reasoning_none_allows', i], message: `names ${name} twice` });
+    if (!unsupported.includes(name) && !fixed.includes(name))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reasoning_none_allows', i],
+        message: `${name} is neither in unsupported_params nor in fixed_params`,
+      });
+  });
+}
+
+/** Cache-write and web-search prices belong to token-priced chat models (web search: with that capability). */
+function checkNativePrices(entry: EntryShape, ctx: RefineContext): void {
+  const prices = entry.list_price_usd;
+  for (const field of TOKEN_ONLY_PRICE_FIELDS) {
+    if (prices[field] === undefined) continue;
+    if (entry.type !== 'chat')
+      ctx.addIssue({ code: 'custom', path: ['list_price_usd', field], message: 'is only for type chat' });
+  }
+  if (prices.web_search_per_1k !== undefined && !entry.capabilities.includes('web_search')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['list_price_usd', 'web_search_per_1k'],
+      message: 'needs the web_search capability',
+    });
+  }
 }
 
 /** The schema of an entry with the built-in providers only. */
 export const modelEntrySchema = modelEntrySchemaFor();
 
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
+
+/** The only value a fixed request parameter accepts (its default). */
+export type ParamValue = number | boolean | string | null;
+
+/** Prices of the native API layer, per 1M tokens (cache writes) or per 1,000 searches. */
+export interface NativePriceFields {
+  readonly cache_write_5m?: number;
+  readonly cache_write_1h?: number;
+  readonly web_search_per_1k?: number;
+}
+
+/**
+ * What a loaded model carries beyond the fields `CatalogueModel` declares, read by the native API
+ * layer (`shared/src/native/`). Each field is present only where the catalogue file sets it; prices
+ * in `pricing` are in IRT, those in `list_price_usd` as written. A model built by other means
+ * (tests, fixtures) has none of them, which the native layer reads as "no such price" and "no
+ * parameter restriction".
+ */
+export interface NativeModelExtras {
+  readonly pricing: NativePriceFields;
+  readonly list_price_usd: NativePriceFields;
+  readonly unsupported_params?: readonly string[];
+  readonly fixed_params?: Readonly<Record<string, ParamValue>>;
+  readonly reasoning_none_allows?: readonly string[];
+}
 
 export const exchangeRateSchema = z.strictObject({
   irt_per_usd: z.number({ error: 'must be a positive number' }).positive('must be a positive number'),

@@ -41,7 +41,11 @@ export interface CatalogueModel {
   /** Primary first, then alternatives tried on 429, 5xx or timeout. Never empty. */
   readonly routes: readonly ModelRoute[];
   readonly aliases: readonly string[];
-  /** Disabled models stay in the catalogue (and in lookups); callers decide how to treat them. */
+  /**
+   * False for a model disabled in the file, and (in the catalogue a process serves,
+   * `loadConfiguredCatalogue`) for one whose every route names a provider without credentials.
+   * Disabled models stay in the catalogue (and in lookups); callers decide how to treat them.
+   */
   readonly enabled: boolean;
 }
 

@@ -1,14 +1,27 @@
 import type { Config } from '../config/config.ts';
-import type { Catalogue } from './catalogue.ts';
+import { isRouteConfigured } from '../providers/provider-registry.ts';
+import { type Catalogue, type CatalogueModel, createCatalogue } from './catalogue.ts';
 import { CatalogueError, loadCatalogue } from './load-catalogue.ts';
 
 /**
  * The catalogue as a process uses it: the configured file, with the configured OpenAI-compatible
  * upstreams as known providers, and the configured default media models checked to exist with
  * the right type. Any problem stops the process at start.
+ *
+ * A model none of whose routes can be called (every route names a provider without an API key;
+ * `demo` always counts as configured) is unavailable in the API: it is served as disabled, so it
+ * is neither listed (`GET /v1/models`) nor found (`GET /v1/models/{id}`) nor callable (404
+ * `model_not_found` on every endpoint), the same as a model disabled in the file. A model with at
+ * least one configured route stays. A default media model may be unavailable this way (the
+ * process still starts; a request naming no model then answers 404): only a default that is
+ * missing from the file, disabled there, or of another type stops the process.
+ *
+ * With `SIMULATE_PROVIDERS` (the local stack turns it on), such a model is instead answered by the
+ * offline `demo` simulator through one demo route, priced as the catalogue prices it: the whole
+ * catalogue is listed and callable on a machine without any provider key, and no traffic leaves it.
  */
 export function loadConfiguredCatalogue(
-  config: Pick<Config, 'catalogue' | 'compatibleUpstreams' | 'media'>,
+  config: Pick<Config, 'catalogue' | 'compatibleUpstreams' | 'media' | 'providers' | 'simulateProviders'>,
 ): Catalogue {
   const catalogue = loadCatalogue(config.catalogue.path, {
     extraProviders: Object.keys(config.compatibleUpstreams),
@@ -26,5 +39,38 @@ export function loadConfiguredCatalogue(
     return [];
   });
   if (problems.length > 0) throw new CatalogueError(config.catalogue.path ?? '(built-in)', problems);
-  return catalogue;
+  return withConfiguredProviders(catalogue, config);
+}
+
+/** The catalogue with every model that has no configured route served as disabled, or simulated. */
+export function withConfiguredProviders(
+  catalogue: Catalogue,
+  config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'simulateProviders'>,
+): Catalogue {
+  const withoutRoute = config.simulateProviders ? simulated : unavailable;
+  const models = catalogue
+    .list()
+    .map((model) => (model.enabled && !hasConfiguredRoute(model, config) ? withoutRoute(model) : model));
+  return createCatalogue(models, catalogue.exchangeRate);
+}
+
+/** Whether at least one of the model's routes names a provider the gateway may call. */
+export function hasConfiguredRoute(
+  model: Pick<CatalogueModel, 'routes'>,
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+): boolean {
+  return model.routes.some((route) => isRouteConfigured(route, config));
+}
+
+function unavailable(model: CatalogueModel): CatalogueModel {
+  return Object.freeze({ ...model, enabled: false });
+}
+
+/** The model answered by the demo simulator under its own native id (its price unchanged). */
+function simulated(model: CatalogueModel): CatalogueModel {
+  const nativeId = model.routes[0]?.native_id ?? model.id;
+  return Object.freeze({
+    ...model,
+    routes: Object.freeze([Object.freeze({ provider: 'demo', native_id: nativeId })]),
+  });
 }

@@ -11,6 +11,9 @@ import {
   entryLabel,
   type ModelEntry,
   modelEntrySchemaFor,
+  type NativeModelExtras,
+  type NativePriceFields,
+  TOKEN_ONLY_PRICE_FIELDS,
 } from './catalogue-schema.ts';
 
 const DEFAULT_PATH = new URL('./models.json', import.meta.url);
@@ -96,10 +99,17 @@ function parseEntries(
   return { entries, problems };
 }
 
+/**
+ * The validated entry as the catalogue serves it, prices converted to IRT. The native API layer's
+ * fields (`NativeModelExtras`: cache-write and web-search prices, parameter rules) are added only
+ * where the file sets them, so models without them keep exactly the shape `CatalogueModel` declares.
+ */
 function toCatalogueModel(entry: ModelEntry, irtPerUsd: number): CatalogueModel {
   const usd = entry.list_price_usd;
   const toIrt = (value: number | null | undefined) =>
     typeof value === 'number' ? usdToIrt(value, irtPerUsd) : null;
+  const nativeUsd = nativePriceFields(usd, (value) => value);
+  const nativeIrt = nativePriceFields(usd, (value) => usdToIrt(value, irtPerUsd));
   return Object.freeze({
     id: entry.id,
     name: entry.name,
@@ -116,17 +126,41 @@ function toCatalogueModel(entry: ModelEntry, irtPerUsd: number): CatalogueModel 
       input: usdToIrt(usd.input, irtPerUsd),
       output: toIrt(usd.output),
       cached_input: toIrt(usd.cached_input),
+      ...nativeIrt,
     }),
     list_price_usd: Object.freeze({
       unit: usd.unit,
       input: usd.input,
       output: usd.output ?? null,
       cached_input: usd.cached_input ?? null,
+      ...nativeUsd,
     }),
     routes: Object.freeze(entry.routes.map((route) => Object.freeze({ ...route }))),
     aliases: Object.freeze([...entry.aliases]),
     enabled: entry.enabled ?? true,
+    ...paramRules(entry),
   });
+}
+
+/** The native price fields the entry sets, each passed through `convert`. */
+function nativePriceFields(usd: ModelEntry['list_price_usd'], convert: (usd: number) => number) {
+  const out: { -readonly [K in keyof NativePriceFields]: number } = {};
+  for (const field of TOKEN_ONLY_PRICE_FIELDS) {
+    const value = usd[field];
+    if (value !== undefined) out[field] = convert(value);
+  }
+  return out;
+}
+
+/** The parameter rules the entry sets (frozen copies). */
+function paramRules(entry: ModelEntry): Omit<NativeModelExtras, 'pricing' | 'list_price_usd'> {
+  return {
+    ...(entry.unsupported_params && { unsupported_params: Object.freeze([...entry.unsupported_params]) }),
+    ...(entry.fixed_params && { fixed_params: Object.freeze({ ...entry.fixed_params }) }),
+    ...(entry.reasoning_none_allows && {
+      reasoning_none_allows: Object.freeze([...entry.reasoning_none_allows]),
+    }),
+  };
 }
 
 /**

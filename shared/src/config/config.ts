@@ -15,12 +15,13 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Largest JSON request body accepted (413 above it). */
   readonly maxBodyBytes: number;
+  /** Longest silence between two chunks of a request body being read (then 408, connection closed). */
+  readonly bodyReadTimeoutMs: number;
+  /** Longest a request head may take to arrive in full (then 408, connection closed). */
+  readonly headersTimeoutMs: number;
   readonly redis: { readonly url: string };
-  readonly mongo: {
-    readonly url: string;
-    readonly database: string;
-    readonly serverSelectionTimeoutMs: number;
-  };
+  /** The durable store: MongoDB when `MONGO_URL` is set, else SQLite at `SQLITE_PATH`. */
+  readonly store: StoreConfig;
   readonly s3: {
     readonly endpoint: string | undefined;
     readonly region: string;
@@ -37,6 +38,8 @@ export interface Config {
     readonly lockDurationMs: number;
     /** How often stalled jobs (their worker died) are looked for and handed to another worker. */
     readonly stalledIntervalMs: number;
+    /** How often media jobs left unfinished (queue entry lost, deadline passed, api gone) are reconciled. */
+    readonly reconcileIntervalMs: number;
   };
   readonly catalogue: { readonly path: string | undefined };
   readonly readinessTimeoutMs: number;
@@ -44,18 +47,31 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** Proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges); none when empty. */
   readonly trustProxy: readonly string[];
+  /**
+   * Where users reach this service (`PUBLIC_BASE_URL`, no trailing slash): the origin of the console
+   * links the operator hands out. Unset: the origin the operator's own request came to.
+   */
+  readonly publicBaseUrl: string | undefined;
   readonly billing: {
     /** The spec's `min_required`, in µIRT (exact: parsed from the decimal text, never through a float). */
     readonly minRequiredMicros: bigint;
     /** IANA zone in which days (usage rows) and months (spend caps) begin. */
     readonly timeZone: string;
-    /** How long a request's hold lives when its process dies before settling or releasing it. */
-    readonly holdTtlMs: number;
+    /**
+     * The lease of a request's hold: the process serving the request renews it every third of this
+     * while the request lives, so the holds of a process that died are gone within it.
+     */
+    readonly holdLeaseMs: number;
     /** Pause between two settlement batches (group commit): charges arriving meanwhile share one. */
     readonly settlementFlushMs: number;
   };
   /** How long a key record may be served from the in-process cache (at most 60 s). */
   readonly keyCacheTtlMs: number;
+  /**
+   * Whether a model whose providers have no API key is answered by the offline `demo` simulator
+   * (the local stack's quick start) instead of being unavailable (404 `model_not_found`).
+   */
+  readonly simulateProviders: boolean;
   /** Upstream base URLs (version path included) and keys; a provider without a key is not routed to. */
   readonly providers: Readonly<Record<Exclude<ProviderId, 'demo'>, UpstreamProviderConfig>>;
   readonly media: MediaConfig;
@@ -70,6 +86,21 @@ export interface Config {
     readonly connectionsPerOrigin: number;
   };
 }
+
+export type StoreConfig =
+  | {
+      readonly kind: 'mongodb';
+      readonly url: string;
+      readonly database: string;
+      readonly serverSelectionTimeoutMs: number;
+    }
+  | {
+      readonly kind: 'sqlite';
+      /** The database file; the api and workers of one host share it. */
+      readonly path: string;
+      /** How long a write waits for another process's write lock before failing (busy_timeout). */
+      readonly busyTimeoutMs: number;
+    };
 
 export interface MediaConfig {
   /** Models used when an image, speech or transcription request names none (catalogue ids). */
@@ -175,15 +206,19 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   MAX_BODY_BYTES: int(1_024, 100 * 1024 * 1024).default(8 * 1024 * 1024),
+  BODY_READ_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
   READINESS_TIMEOUT_MS: int(50, 60_000).default(2_000),
   REDIS_URL: url(['redis:', 'rediss:']),
-  MONGO_URL: url(['mongodb:', 'mongodb+srv:']),
+  MONGO_URL: optional(url(['mongodb:', 'mongodb+srv:'])),
   MONGO_DB: z
     .string()
     .trim()
     .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -')
     .default('gateway'),
   MONGO_SERVER_SELECTION_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  SQLITE_PATH: z.string().trim().min(1).default('.local/gateway.db'),
+  SQLITE_BUSY_TIMEOUT_MS: int(10, 120_000).default(5_000),
   S3_ENDPOINT: optional(url(['http:', 'https:'])),
   S3_REGION: z.string().trim().min(1).default('us-east-1'),
   S3_ACCESS_KEY_ID: optional(z.string().min(1)),
@@ -206,6 +241,7 @@ const envSchema = z.object({
   WORKER_CONCURRENCY_VIDEO: int(1, 1000).default(16),
   WORKER_LOCK_DURATION_MS: int(500, 600_000).default(30_000),
   WORKER_STALLED_INTERVAL_MS: int(500, 600_000).default(30_000),
+  RECONCILE_INTERVAL_MS: int(100, 3600 * 1000).default(30_000),
   CATALOGUE_PATH: optional(z.string().trim().min(1)),
   ADMIN_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
   TRUST_PROXY: z
@@ -219,6 +255,11 @@ const envSchema = z.object({
     )
     .pipe(z.array(z.string().refine(isAddressOrRange, 'must list IP addresses or CIDR ranges')))
     .default([]),
+  PUBLIC_BASE_URL: optional(
+    url(['http:', 'https:'])
+      .refine((v) => !/[?#]/.test(v), 'must not have a query or a fragment')
+      .transform((v) => v.replace(/\/+$/, '')),
+  ),
   MIN_REQUIRED_BALANCE: z
     .string()
     .trim()
@@ -230,7 +271,7 @@ const envSchema = z.object({
     .trim()
     .refine(isTimeZone, 'must be an IANA time zone such as Asia/Tehran')
     .default('Asia/Tehran'),
-  HOLD_TTL_MS: int(1_000, 24 * 3600 * 1000).default(15 * 60 * 1000),
+  HOLD_LEASE_MS: int(300, 3600 * 1000).default(60_000),
   SETTLEMENT_FLUSH_MS: int(1, 1_000).default(50),
   KEY_CACHE_TTL_MS: int(0, 60_000).default(60_000),
   DEFAULT_IMAGE_MODEL: z.string().trim().min(1).default('openai/gpt-image-1'),
@@ -242,6 +283,7 @@ const envSchema = z.object({
   VIDEO_POLL_INTERVAL_MS: int(10, 600_000).default(5_000),
   VIDEO_RETENTION_DAYS: int(1, 365).default(7),
   DEMO_VIDEO_RENDER_MS: int(0, 600_000).default(2_000),
+  SIMULATE_PROVIDERS: bool.default(false),
   OPENAI_COMPATIBLE_UPSTREAMS: z
     .string()
     .trim()
@@ -337,6 +379,9 @@ export function loadConfig(env: Env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(present);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, present));
+  if (present.HOLD_TTL_MS !== undefined) {
+    problems.push('HOLD_TTL_MS is no longer read: holds are leases renewed by their process (HOLD_LEASE_MS)');
+  }
   if ((present.S3_ACCESS_KEY_ID === undefined) !== (present.S3_SECRET_ACCESS_KEY === undefined)) {
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
   }
@@ -352,13 +397,19 @@ export function loadConfig(env: Env): Config {
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
+    bodyReadTimeoutMs: e.BODY_READ_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     redis: { url: e.REDIS_URL },
-    mongo: {
-      url: e.MONGO_URL,
-      database: e.MONGO_DB,
-      serverSelectionTimeoutMs: e.MONGO_SERVER_SELECTION_TIMEOUT_MS,
-    },
+    store:
+      e.MONGO_URL === undefined
+        ? { kind: 'sqlite', path: e.SQLITE_PATH, busyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS }
+        : {
+            kind: 'mongodb',
+            url: e.MONGO_URL,
+            database: e.MONGO_DB,
+            serverSelectionTimeoutMs: e.MONGO_SERVER_SELECTION_TIMEOUT_MS,
+          },
     s3: {
       endpoint: e.S3_ENDPOINT,
       region: e.S3_REGION,
@@ -378,14 +429,16 @@ export function loadConfig(env: Env): Config {
       },
       lockDurationMs: e.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
+      reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     },
     catalogue: { path: e.CATALOGUE_PATH },
     adminToken: e.ADMIN_TOKEN,
     trustProxy: e.TRUST_PROXY,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
     billing: {
       minRequiredMicros: e.MIN_REQUIRED_BALANCE,
       timeZone: e.BILLING_TIME_ZONE,
-      holdTtlMs: e.HOLD_TTL_MS,
+      holdLeaseMs: e.HOLD_LEASE_MS,
       settlementFlushMs: e.SETTLEMENT_FLUSH_MS,
     },
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
@@ -411,6 +464,7 @@ export function loadConfig(env: Env): Config {
       demoVideoRenderMs: e.DEMO_VIDEO_RENDER_MS,
     },
     compatibleUpstreams: compatible,
+    simulateProviders: e.SIMULATE_PROVIDERS,
     upstream: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       headersTimeoutMs: e.UPSTREAM_HEADERS_TIMEOUT_MS,

@@ -98,10 +98,73 @@ export const errors = {
       'model_not_allowed',
       `This API key may not use the model \`${model}\`.`,
     ),
+  /** Native APIs only: the path names a provider the gateway does not serve natively, or not enabled. */
+  providerNotFound: (provider: string) =>
+    new AppError(
+      404,
+      'invalid_request_error',
+      'provider_not_found',
+      `The provider \`${provider}\` is not available through a native API here.`,
+    ),
+  /** Native APIs only: a path of a served provider that the gateway does not forward. */
+  endpointNotSupported: (method: string, path: string) =>
+    new AppError(
+      404,
+      'invalid_request_error',
+      'endpoint_not_supported',
+      `The endpoint ${method} ${path} is not supported by this gateway's native API.`,
+    ),
+  /** Every route of the model answered 429 (after all alternative routes were tried). */
+  upstreamRateLimited: () =>
+    new AppError(
+      429,
+      'rate_limit_error',
+      'rate_limit_error',
+      'The providers of this model are rate limiting; retry with backoff.',
+    ),
+  /** Native APIs only: every upstream route of the model failed (none is healthy now). */
+  noHealthyRoute: (retryAfterSeconds: number) =>
+    new AppError(
+      503,
+      'upstream_error',
+      'upstream_error',
+      'No upstream route of this model is healthy right now; retry with backoff.',
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
+    ),
   routeNotFound: (method: string, url: string) =>
     new AppError(404, 'invalid_request_error', 'invalid_request_error', `Unknown route: ${method} ${url}`),
   payloadTooLarge: (message: string) =>
     new AppError(413, 'invalid_request_error', 'invalid_request_error', message),
+  /**
+   * A store the request needs (Redis, the durable store, S3) does not answer. The spec has no code
+   * for this: it is the spec's retryable 503 `upstream_error` ("temporarily unavailable, retry with
+   * backoff"), with `Retry-After` so clients wait instead of hammering a recovering store.
+   */
+  storeUnavailable: (retryAfterSeconds: number) =>
+    new AppError(
+      503,
+      'upstream_error',
+      'upstream_error',
+      `The service is temporarily unavailable; retry after ${retryAfterSeconds} seconds.`,
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
+    ),
+  /** The server is closing (a deploy or restart): other replicas, or this one restarted, will answer. */
+  shuttingDown: () =>
+    new AppError(503, 'upstream_error', 'upstream_error', 'The service is restarting; retry shortly.', {
+      headers: { 'retry-after': '1', connection: 'close' },
+    }),
+  /** The request body stopped arriving (`BODY_READ_TIMEOUT_MS`); the connection is closed after it. */
+  bodyReadTimeout: (timeoutMs: number) =>
+    new AppError(
+      408,
+      'invalid_request_error',
+      'invalid_request_error',
+      `The request body stopped arriving: no data for ${formatSeconds(timeoutMs)}.`,
+      { headers: { connection: 'close' } },
+    ),
+  /** A client error raised before the request reached a route (status 400, 405, 408, 413, 414, 431…). */
+  clientError: (status: number, message: string, headers: Record<string, string> = {}) =>
+    new AppError(status, 'invalid_request_error', 'invalid_request_error', message, { headers }),
   internal: (requestId: string) =>
     new AppError(
       500,
@@ -110,3 +173,8 @@ export const errors = {
       `The service failed to handle this request. Quote request id ${requestId} to support.`,
     ),
 } as const;
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}

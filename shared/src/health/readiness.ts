@@ -1,6 +1,6 @@
 import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Redis } from 'ioredis';
-import type { Db } from 'mongodb';
+import type { Store } from '../store/store.ts';
 
 /** One dependency the service cannot work without, and how to see that it answers. */
 export interface ReadinessCheck {
@@ -28,8 +28,9 @@ export function redisCheck(redis: Redis): ReadinessCheck {
   };
 }
 
-export function mongoCheck(db: Db): ReadinessCheck {
-  return { name: 'mongo', check: async () => void (await db.command({ ping: 1 })) };
+/** The durable store (SQLite or MongoDB) answers a trivial read. */
+export function storeCheck(store: Pick<Store, 'ping'>): ReadinessCheck {
+  return { name: 'store', check: () => store.ping() };
 }
 
 export function s3Check(s3: S3Client, bucket: string): ReadinessCheck {

@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { scrubLogLine } from '../upstream/secret-scrubber.ts';
 
 export type { Logger } from 'pino';
 
@@ -30,13 +31,26 @@ export interface LoggerOptions {
   readonly destination?: NodeJS.WritableStream;
 }
 
-/** The one way the project makes a logger: JSON lines, secrets redacted, errors under `err`. */
+/**
+ * The one way the project makes a logger: JSON lines, secrets redacted, errors under `err`.
+ *
+ * Two layers: `redact` removes the known secret fields by path (headers, `apiKey`…), and the
+ * `streamWrite` hook passes every serialized line through the process's secret scrubber
+ * (upstream/secret-scrubber.ts), which replaces the configured credentials by value (and key
+ * shapes) wherever they sit: in a message, an error's message or stack, any field. That hook, rather
+ * than scrubbing at each place that logs upstream text, is the choice because it also covers the
+ * places nobody thought of (an undici error quoting a URL, a 4xx message logged at info); it reads
+ * the scrubber at each line, so a logger made before `installSecretScrubber` ran (at start, once the
+ * configuration is read) scrubs the configured secrets too. A line without a secret or a key shape
+ * is written unchanged (a scan, no re-serialization).
+ */
 export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       name: options.name,
       level: options.level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      hooks: { streamWrite: scrubLogLine },
       serializers: { err: pino.stdSerializers.err },
       base: { service: options.name },
     },

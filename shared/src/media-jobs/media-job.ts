@@ -3,11 +3,16 @@ import type { ImageRequest, SpeechRequest, VideoRequest } from '../providers/med
 /** The four media job kinds; each has its BullMQ queue of the same name. */
 export type MediaKind = 'image' | 'speech' | 'transcription' | 'video';
 
+/** The kinds an api request waits for (a video answers at once and is polled). */
+export const SYNCHRONOUS_KINDS = ['image', 'speech', 'transcription'] as const satisfies readonly MediaKind[];
+
 /**
  * States of a media job. `queued → running → completed | failed` is the worker's path. For the
  * synchronous kinds the api then moves `completed → delivered` when it answers the client (and
  * charges), or, when its wait ended first, `queued | running → cancelled` or
- * `completed → discarded` (nothing charged; a worker finishing later cannot complete it).
+ * `completed → discarded` (nothing charged; a worker finishing later cannot complete it). A video
+ * whose queue entry could not be made (Redis down) is `queued → cancelled` and its POST answered
+ * 503: nobody was given its id, and it is never rendered nor charged.
  */
 export type MediaJobStatus =
   | 'queued'

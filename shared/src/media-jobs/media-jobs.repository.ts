@@ -1,24 +1,11 @@
-import type { Db, Filter } from 'mongodb';
-import { declareIndexes } from '../mongo/indexes.ts';
 import type {
   MediaJob,
   MediaJobError,
   MediaJobRequest,
   MediaJobResult,
-  MediaJobStatus,
   MediaKind,
   ProviderOperation,
 } from './media-job.ts';
-
-/** The stored form: the domain record with `_id` and snake-case-free field names kept as they are. */
-type MediaJobDoc = Omit<MediaJob, 'id'> & { _id: string };
-
-const COLLECTION = 'media_jobs';
-
-declareIndexes(COLLECTION, [
-  // serves: listOwned() — a user's videos, newest first (GET /v1/videos)
-  { key: { accountId: 1, kind: 1, createdAt: -1 }, name: 'account_kind_created' },
-]);
 
 const PREFIXES: Readonly<Record<MediaKind, string>> = {
   image: 'img',
@@ -45,123 +32,49 @@ export interface NewMediaJob {
   deadlineAt: Date | null;
 }
 
-/** Data access to `media_jobs`; every state change is a conditional update from named states. */
-export function createMediaJobsRepository(db: Db) {
-  const collection = db.collection<MediaJobDoc>(COLLECTION, { useBigInt64: true });
-
-  async function move(
-    id: string,
-    from: readonly MediaJobStatus[],
-    to: MediaJobStatus,
-    set: Partial<MediaJobDoc>,
-    now: Date,
-  ): Promise<MediaJob | null> {
-    const filter: Filter<MediaJobDoc> = { _id: id, status: { $in: [...from] } };
-    const doc = await collection.findOneAndUpdate(
-      filter,
-      { $set: { ...set, status: to, updatedAt: now } },
-      { returnDocument: 'after' },
-    );
-    return doc === null ? null : toJob(doc);
-  }
-
-  return {
-    async insertQueued(job: NewMediaJob, now: Date): Promise<MediaJob> {
-      const doc: MediaJobDoc = {
-        _id: job.id,
-        kind: job.request.kind,
-        accountId: job.accountId,
-        keyId: job.keyId,
-        model: job.model,
-        status: 'queued',
-        request: job.request,
-        holdMicros: job.holdMicros,
-        result: null,
-        costMicros: null,
-        error: null,
-        progress: 0,
-        operation: null,
-        deadlineAt: job.deadlineAt,
-        createdAt: now,
-        updatedAt: now,
-        completedAt: null,
-        expiresAt: null,
-        deletedAt: null,
-      };
-      await collection.insertOne(doc);
-      return toJob(doc);
-    },
-
-    async findById(id: string): Promise<MediaJob | null> {
-      const doc = await collection.findOne({ _id: id });
-      return doc === null ? null : toJob(doc);
-    },
-
-    /** A job of this account and kind that is not deleted; null for anyone else's. */
-    async findOwned(id: string, accountId: string, kind: MediaKind): Promise<MediaJob | null> {
-      const doc = await collection.findOne({ _id: id, accountId, kind, deletedAt: null });
-      return doc === null ? null : toJob(doc);
-    },
-
-    async listOwned(accountId: string, kind: MediaKind, limit: number): Promise<MediaJob[]> {
-      const docs = await collection
-        .find({ accountId, kind, deletedAt: null })
-        .sort({ createdAt: -1 })
-        .limit(limit)
-        .toArray();
-      return docs.map(toJob);
-    },
-
-    /** A worker takes the job: from `queued`, or again from `running` after a worker died. */
-    markRunning: (id: string, now: Date) => move(id, ['queued', 'running'], 'running', {}, now),
-
-    recordOperation: (id: string, operation: ProviderOperation, now: Date) =>
-      move(id, ['running'], 'running', { operation }, now),
-
-    recordProgress: (id: string, progress: number, now: Date) =>
-      move(id, ['running'], 'running', { progress }, now),
-
-    markCompleted: (
-      id: string,
-      result: MediaJobResult,
-      costMicros: bigint | null,
-      expiresAt: Date | null,
-      now: Date,
-    ) =>
-      move(
-        id,
-        ['running'],
-        'completed',
-        { result, costMicros, progress: 100, completedAt: now, expiresAt },
-        now,
-      ),
-
-    markFailed: (id: string, error: MediaJobError, now: Date) =>
-      move(id, ['queued', 'running'], 'failed', { error }, now),
-
-    /** The api answered the client with this job's result (and charged it). */
-    markDelivered: (id: string, costMicros: bigint, now: Date) =>
-      move(id, ['completed'], 'delivered', { costMicros }, now),
-
-    /** The api's wait ended before the job did: no worker may complete it any more. */
-    markCancelled: (id: string, now: Date) => move(id, ['queued', 'running'], 'cancelled', {}, now),
-
-    /** The job completed but its client was already gone: its result is not delivered nor charged. */
-    markDiscarded: (id: string, now: Date) => move(id, ['completed'], 'discarded', {}, now),
-
-    async markDeleted(id: string, accountId: string, now: Date): Promise<boolean> {
-      const result = await collection.updateOne(
-        { _id: id, accountId, deletedAt: null },
-        { $set: { deletedAt: now, updatedAt: now } },
-      );
-      return result.modifiedCount === 1;
-    },
-  };
+/** Where a page of `listUnfinished` ends: the next page starts after this job. */
+export interface UnfinishedCursor {
+  readonly updatedAt: Date;
+  readonly id: string;
 }
 
-export type MediaJobsRepository = ReturnType<typeof createMediaJobsRepository>;
-
-function toJob(doc: MediaJobDoc): MediaJob {
-  const { _id, ...rest } = doc;
-  return { id: _id, ...rest };
+/**
+ * The media jobs store contract (SQLite and MongoDB implement it). Every state change is a
+ * conditional move from named states: it returns the job after the move, or null when the job was
+ * not in one of them (someone else moved it first), so two writers never both win.
+ */
+export interface MediaJobsRepository {
+  insertQueued(job: NewMediaJob, now: Date): Promise<MediaJob>;
+  findById(id: string): Promise<MediaJob | null>;
+  /** A job of this account and kind that is not deleted; null for anyone else's. */
+  findOwned(id: string, accountId: string, kind: MediaKind): Promise<MediaJob | null>;
+  /** The account's jobs of one kind that are not deleted, newest first. */
+  listOwned(accountId: string, kind: MediaKind, limit: number): Promise<MediaJob[]>;
+  /** A worker takes the job: from `queued`, or again from `running` after a worker died. */
+  markRunning(id: string, now: Date): Promise<MediaJob | null>;
+  recordOperation(id: string, operation: ProviderOperation, now: Date): Promise<MediaJob | null>;
+  recordProgress(id: string, progress: number, now: Date): Promise<MediaJob | null>;
+  markCompleted(
+    id: string,
+    result: MediaJobResult,
+    costMicros: bigint | null,
+    expiresAt: Date | null,
+    now: Date,
+  ): Promise<MediaJob | null>;
+  markFailed(id: string, error: MediaJobError, now: Date): Promise<MediaJob | null>;
+  /** The api answered the client with this job's result (and charged it). */
+  markDelivered(id: string, costMicros: bigint, now: Date): Promise<MediaJob | null>;
+  /** The api's wait ended before the job did: no worker may complete it any more. */
+  markCancelled(id: string, now: Date): Promise<MediaJob | null>;
+  /** The job completed but its client was already gone: its result is not delivered nor charged. */
+  markDiscarded(id: string, now: Date): Promise<MediaJob | null>;
+  /** Soft-deletes the account's job; false when there is none (or it is deleted already). */
+  markDeleted(id: string, accountId: string, now: Date): Promise<boolean>;
+  /**
+   * Jobs that may still need work (the reconciler's query): `queued` or `running` of any kind, and
+   * `completed` jobs of the synchronous kinds (image, speech, transcription: not yet delivered nor
+   * discarded; a completed video is final), last updated before `olderThan`, in order of
+   * (updatedAt, id), at most `limit`, after `after` when given (the previous page's last job).
+   */
+  listUnfinished(olderThan: Date, limit: number, after?: UnfinishedCursor): Promise<MediaJob[]>;
 }

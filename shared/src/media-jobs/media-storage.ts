@@ -7,6 +7,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import type { MediaJobResult } from './media-job.ts';
 
 /**
  * Object keys derive from the job id alone, so a retried step overwrites what an earlier attempt
@@ -18,6 +19,23 @@ export const mediaKeys = {
   upload: (jobId: string) => `uploads/${jobId}/audio`,
   video: (jobId: string) => `jobs/${jobId}/video.mp4`,
 };
+
+/**
+ * Every object a job may have stored: its result's media, and a transcription's upload (stored by
+ * the api before the job existed, deleted after the answer).
+ */
+export function storedKeysOf(job: {
+  readonly id: string;
+  readonly kind: string;
+  readonly result: MediaJobResult | null;
+}): string[] {
+  const keys: string[] = [];
+  const { result } = job;
+  if (result?.kind === 'image') keys.push(...result.images.map((image) => image.key));
+  else if (result?.kind === 'speech' || result?.kind === 'video') keys.push(result.key);
+  if (job.kind === 'transcription') keys.push(mediaKeys.upload(job.id));
+  return keys;
+}
 
 export interface StoredObject {
   readonly body: Readable;
@@ -37,7 +55,14 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
       );
     },
 
-    /** Streams a body of unknown length into the bucket (multipart upload), never buffering it whole. */
+    /**
+     * Streams a body of unknown length into the bucket (multipart upload), never buffering it whole.
+     * A body that fails (destroyed with an error: a stalled or truncated request) fails the upload:
+     * the multipart upload started for it is aborted (AbortMultipartUpload, no parts left behind)
+     * before this rejects. To stop an upload, destroy its body with an error: `Upload.abort()`
+     * alone would reject at once, but a body that stalls keeps the upload's readers waiting, so its
+     * multipart upload would never be aborted.
+     */
     async putStream(key: string, body: Readable, contentType: string): Promise<void> {
       const upload = new Upload({
         client: s3,

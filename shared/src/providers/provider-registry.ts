@@ -46,6 +46,23 @@ export function usableRoutes(
   return resolveRoutes(routes, config, HTTP_ADAPTERS, maxOutputTokens, openAICompatibleAdapter);
 }
 
+/**
+ * Whether the gateway may call a route's provider at all: the offline `demo` simulator always; any
+ * other provider (built-in or a declared OpenAI-compatible upstream) only with an API key
+ * configured. The one rule behind both routing (`resolveRoutes`) and which models the catalogue
+ * serves (`loadConfiguredCatalogue`).
+ */
+export function isRouteConfigured(
+  route: { readonly provider: string },
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+): boolean {
+  if (route.provider === 'demo') return true;
+  const upstream = isProviderId(route.provider)
+    ? config.providers[route.provider as Exclude<ProviderId, 'demo'>]
+    : config.compatibleUpstreams[route.provider];
+  return upstream?.apiKey !== undefined;
+}
+
 /** The usable routes of a model over a given adapter table (chat, media…). */
 export function resolveRoutes<A>(
   routes: CatalogueRoutes,
@@ -60,6 +77,7 @@ export function resolveRoutes<A>(
       usable.push({ kind: 'demo', provider: 'demo', nativeModel: route.native_id });
       continue;
     }
+    if (!isRouteConfigured(route, config)) continue;
     const builtIn = isProviderId(route.provider);
     const adapter = builtIn ? adapters[route.provider as ProviderId] : compatibleAdapter;
     const upstream = builtIn

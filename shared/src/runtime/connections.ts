@@ -1,43 +1,50 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
-import { mongoCheck, type ReadinessCheck, redisCheck, s3Check } from '../health/readiness.ts';
-import { connectMongo, ensureIndexes, type Mongo } from '../mongo/mongo.ts';
+import { type ReadinessCheck, redisCheck, s3Check, storeCheck } from '../health/readiness.ts';
+import type { Logger } from '../logging/logger.ts';
 import { createRedis } from '../redis/redis.ts';
 import { createS3Client, ensureBucket } from '../storage/s3.ts';
+import { openStore } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
 
-/** The stateful clients a process holds: Redis (commands), MongoDB and S3. */
+/** The stateful clients a process holds: Redis (commands), the durable store and S3. */
 export interface Connections {
   readonly redis: Redis;
-  readonly mongo: Mongo;
+  readonly store: Store;
   readonly s3: S3Client;
   readonly readinessChecks: readonly ReadinessCheck[];
 }
 
 /**
- * Connects to every store, creates declared indexes and the media bucket when missing. Fails
- * (closing what it opened) when a store cannot be reached, so a process never starts half-wired.
+ * Connects to every store (migrating the SQLite file or creating MongoDB's indexes) and creates the
+ * media bucket when missing. Fails (closing what it opened) when a store cannot be used, so a
+ * process never starts half-wired. Logs which durable store it uses.
  */
-export async function openConnections(config: Config, processName: string): Promise<Connections> {
+export async function openConnections(
+  config: Config,
+  processName: string,
+  logger: Logger,
+): Promise<Connections> {
   const redis = createRedis(config.redis.url, { connectionName: processName });
   const s3 = createS3Client(config.s3);
-  let mongo: Mongo | undefined;
+  let store: Store | undefined;
   try {
     await redis.ping();
-    mongo = await connectMongo(config.mongo);
-    await ensureIndexes(mongo.db);
+    store = await openStore(config.store, { logger });
     await ensureBucket(s3, config.s3.bucket);
   } catch (err) {
     redis.disconnect();
     s3.destroy();
-    await mongo?.client.close();
+    await store?.close();
     throw err;
   }
-  const readinessChecks = [redisCheck(redis), mongoCheck(mongo.db), s3Check(s3, config.s3.bucket)];
-  return { redis, mongo, s3, readinessChecks };
+  logger.info({ store: store.kind, location: store.location }, `durable store: ${store.kind}`);
+  const readinessChecks = [redisCheck(redis), storeCheck(store), s3Check(s3, config.s3.bucket)];
+  return { redis, store, s3, readinessChecks };
 }
 
 export async function closeConnections(connections: Connections): Promise<void> {
-  await Promise.allSettled([connections.redis.quit(), connections.mongo.client.close()]);
+  await Promise.allSettled([connections.redis.quit(), connections.store.close()]);
   connections.s3.destroy();
 }

@@ -7,6 +7,7 @@ import {
 } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
 import type { ResolvedRoute } from '../providers/provider-registry.ts';
+import { scrubSecrets } from './secret-scrubber.ts';
 import {
   classifyTransportError,
   type UpstreamClient,
@@ -98,7 +99,8 @@ function asFailure<A>(route: ResolvedRoute<A>, err: unknown): UpstreamFailure {
   if (err instanceof RouteFailure) return err.failure;
   if (err instanceof UpstreamTransportError) return failureFromTransport(route.provider, err.failure);
   if (err instanceof UnsupportedFeatureError) {
-    throw new AppError(400, 'invalid_request_error', 'invalid_request_error', err.message);
+    // Its text may quote the upstream's answer (e.g. Gemini's block reason): no held secret passes.
+    throw new AppError(400, 'invalid_request_error', 'invalid_request_error', scrubSecrets(err.message));
   }
   if (err instanceof UpstreamProtocolError) {
     return failureFromStatus(route.provider, 502, 'the provider answered in an unexpected shape');

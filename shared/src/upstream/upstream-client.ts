@@ -16,8 +16,16 @@ export interface UpstreamResponse {
   readonly body: AsyncIterable<Uint8Array> & {
     text(): Promise<string>;
     json(): Promise<unknown>;
+    arrayBuffer(): Promise<ArrayBuffer>;
     dump(): Promise<void>;
   };
+}
+
+/** A native API's request: its body forwarded byte for byte. */
+export interface ForwardRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
 }
 
 /** Why an upstream call produced no answer at all (no HTTP status). */
@@ -76,6 +84,26 @@ export class UpstreamClient {
         method: request.method,
         headers: request.headers,
         body: encodeBody(request.body),
+        signal,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (err) {
+      throw classifyTransportError(err);
+    }
+  }
+
+  /**
+   * POSTs bytes as they are (a native API's body, forwarded unchanged); resolves once the status
+   * and headers arrived (any status).
+   */
+  async forward(request: ForwardRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
+    try {
+      const response = await this.#agent.request({
+        origin: new URL(request.url).origin,
+        path: pathOf(request.url),
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
         signal,
       });
       return { status: response.statusCode, headers: response.headers, body: response.body };

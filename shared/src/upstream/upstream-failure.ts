@@ -1,4 +1,5 @@
-import { AppError } from '../errors/app-error.ts';
+import { AppError, errors } from '../errors/app-error.ts';
+import { scrubSecrets } from './secret-scrubber.ts';
 import type { TransportFailure } from './upstream-client.ts';
 
 /** One failed attempt at one route, classified once; the gateway decides from these alone. */
@@ -16,9 +17,19 @@ export interface UpstreamFailure {
 /** Statuses that mean the request itself is wrong: another route would refuse it too. */
 const REJECTIONS = new Set([400, 413, 422]);
 
-/** Classifies an upstream HTTP answer that was not a success. */
+/**
+ * Classifies an upstream HTTP answer that was not a success. The message (an adapter's reading of
+ * the error body, already sanitized there) is scrubbed of held secrets once more: every failure that
+ * can become a client's AppError or a media job's stored error passes here.
+ */
 export function failureFromStatus(provider: string, status: number, message: string): UpstreamFailure {
-  return { provider, status, transport: null, message, retryable: !REJECTIONS.has(status) };
+  return {
+    provider,
+    status,
+    transport: null,
+    message: scrubSecrets(message),
+    retryable: !REJECTIONS.has(status),
+  };
 }
 
 /** Classifies an upstream call that produced no answer. */
@@ -43,14 +54,7 @@ export function clientErrorFor(failures: readonly UpstreamFailure[]): AppError {
       `The provider rejected the request: ${last.message}`,
     );
   }
-  if (failures.length > 0 && failures.every((f) => f.status === 429)) {
-    return new AppError(
-      429,
-      'rate_limit_error',
-      'rate_limit_error',
-      'The providers of this model are rate limiting; retry with backoff.',
-    );
-  }
+  if (failures.length > 0 && failures.every((f) => f.status === 429)) return errors.upstreamRateLimited();
   if (failures.length > 0 && failures.every((f) => f.transport === 'connect_timeout')) {
     return new AppError(
       504,

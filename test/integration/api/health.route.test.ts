@@ -16,12 +16,12 @@ describe('health endpoints', () => {
     expect(res.json()).toEqual({ status: 'ok' });
   });
 
-  it('GET /readyz answers 200 when Redis, MongoDB and S3 answer', async () => {
+  it('GET /readyz answers 200 when Redis, the store and S3 answer', async () => {
     const t = await buildTestApp();
     apps.push(t);
     const res = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ready', checks: { redis: 'ok', mongo: 'ok', s3: 'ok' } });
+    expect(res.json()).toEqual({ status: 'ready', checks: { redis: 'ok', store: 'ok', s3: 'ok' } });
   });
 
   it('GET /readyz answers 503 naming a stopped Redis while the others are ok', async () => {
@@ -35,11 +35,11 @@ describe('health endpoints', () => {
     const body = res.json<{ status: string; checks: Record<string, string> }>();
     expect(body.status).toBe('unavailable');
     expect(body.checks.redis).toBe('unavailable');
-    expect(body.checks.mongo).toBe('ok');
+    expect(body.checks.store).toBe('ok');
     expect(body.checks.s3).toBe('ok');
   });
 
-  it('GET /readyz answers 503 naming stopped MongoDB and S3 stores', async () => {
+  it('GET /readyz answers 503 naming a stopped store and S3', async () => {
     const t = await buildTestApp({
       env: { READINESS_TIMEOUT_MS: '300' },
       readinessChecks: (real) =>
@@ -54,12 +54,12 @@ describe('health endpoints', () => {
     expect(res.statusCode).toBe(503);
     expect(res.json()).toEqual({
       status: 'unavailable',
-      checks: { redis: 'ok', mongo: 'unavailable', s3: 'unavailable' },
+      checks: { redis: 'ok', store: 'unavailable', s3: 'unavailable' },
     });
     // Why, which may name internal addresses, goes to the log only.
     expect(res.body).not.toContain('stopped');
     const logged = t.logs().find((line) => line.msg === 'not ready');
-    expect(logged).toMatchObject({ reasons: { mongo: 'mongo is stopped', s3: 's3 is stopped' } });
+    expect(logged).toMatchObject({ reasons: { store: 'store is stopped', s3: 's3 is stopped' } });
   });
 
   it('GET /readyz bounds a check that hangs', async () => {

@@ -1,17 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../../shared/src/catalogue/load-catalogue.ts';
+import { PROVIDER_IDS } from '../../../shared/src/providers/provider-ids.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
+
+/** Credentials for every provider: a model is served only when one of its providers has a key. */
+const EVERY_PROVIDER_KEY = Object.fromEntries(
+  PROVIDER_IDS.filter((id) => id !== 'demo').map((id) => [`${id.toUpperCase()}_API_KEY`, `test-${id}`]),
+);
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: EVERY_PROVIDER_KEY });
 });
 afterAll(() => t.close());
 
 type ModelList = { object: string; data: Array<Record<string, unknown>> };
 
 describe('GET /v1/models', () => {
-  it('lists at least 80 models without a key, each with the spec fields', async () => {
+  it('lists at least 80 models without a key (every provider configured), each with the spec fields', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/v1/models' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -61,3 +61,42 @@ describe('CORS for browser clients', () => {
     );
   });
 });
+
+describe('no CORS for the operator API', () => {
+  const corsHeaders = (headers: Record<string, unknown>) =>
+    Object.keys(headers).filter((name) => name.startsWith('access-control-'));
+
+  it('answers a preflight to /admin/v1 without any CORS header', async () => {
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/admin/v1/accounts',
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
+    expect(corsHeaders(preflight.headers)).toEqual([]);
+    expect(preflight.statusCode).toBe(404);
+    expect(preflight.json()).toMatchObject({ error: { type: 'invalid_request_error', param: null } });
+  });
+
+  it('answers a simple request to /admin/v1 without any CORS header', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/accounts?email=nobody@example.test',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, origin: 'https://evil.example' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(corsHeaders(res.headers)).toEqual([]);
+  });
+
+  it('keeps CORS on /v1, for the public model list too', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/models',
+      headers: { origin: 'https://app.example' },
+    });
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+  });
+});

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createFundedKey, TEST_ADMIN_TOKEN } from '../../helpers/admin-client.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
-import { uniqueSuffix } from '../../helpers/test-config.ts';
+import { testStoreEnvironment, uniqueSuffix } from '../../helpers/test-config.ts';
 
-// Two api replicas on the same Redis, MongoDB database and prefix, as behind a load balancer.
+// Two api replicas on the same Redis, store and prefix, as behind a load balancer.
 let a: TestApp;
 let b: TestApp;
 beforeAll(async () => {
   const suffix = uniqueSuffix();
   const env = {
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    MONGO_DB: `replicas_${suffix}`,
+    ...testStoreEnvironment(suffix),
     QUEUE_PREFIX: `replicas-${suffix}`,
     S3_BUCKET: `replicas-${suffix}`,
   };

@@ -96,8 +96,16 @@ class StackRun {
 const runs: StackRun[] = [];
 const servers: Server[] = [];
 
+/** Each run keeps its data (SQLite file, Redis, S3, demo key) in a folder of its own, never the repo's `.local/`. */
 function startStack(overrides: NodeJS.ProcessEnv): StackRun {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...overrides };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'stack-data-')),
+    ...overrides,
+  };
+  delete env.SQLITE_PATH;
   for (const name of EXTERNAL_SERVICES) delete env[name];
   const run = new StackRun(env);
   runs.push(run);
@@ -137,11 +145,13 @@ describe('local stack (npm start)', () => {
     timeout: 90_000,
   }, async () => {
     const port = await freePort();
+    // No provider key: the whole catalogue is listed and answered by the demo simulator.
     const run = startStack({ PORT: String(port) });
 
     const [, baseUrl] = await run.waitFor(READY_LINE, READY_TIMEOUT_MS);
     expect(baseUrl).toBe(`http://127.0.0.1:${port}/v1`);
-    expect([...run.startedPids().keys()].sort()).toEqual(['api', 'jongodb', 'redis-server', 'worker']);
+    expect([...run.startedPids().keys()].sort()).toEqual(['api', 'redis-server', 'worker']);
+    expect(run.output).toMatch(/\[stack\] store: SQLite file \S+gateway\.db/);
 
     const response = await fetch(`${baseUrl}/models`);
     expect(response.status).toBe(200);
@@ -149,14 +159,78 @@ describe('local stack (npm start)', () => {
     expect(body.data.length).toBeGreaterThanOrEqual(80);
 
     const [, demoKey] = await run.waitFor(/demo key: (hk-\S+)/, READY_TIMEOUT_MS);
+    expect(run.tail()).toContain('providers without an API key (<PROVIDER>_API_KEY) are simulated offline');
+    const simulated = await fetch(`${baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(simulated.status).toBe(200);
     expect(run.tail()).toContain(`curl -s ${baseUrl}/balance -H 'Authorization: Bearer ${demoKey}'`);
     const balance = await fetch(`${baseUrl}/balance`, { headers: { authorization: `Bearer ${demoKey}` } });
     expect(balance.status).toBe(200);
     expect(await balance.json()).toMatchObject({ object: 'balance', currency: 'IRT', balance: 1_000_000 });
 
+    // Next to the key: the console, and a one-time invitation link that sets the demo password.
+    const origin = (baseUrl as string).replace(/\/v1$/, '');
+    expect(run.tail()).toContain(`console:  ${origin}/console  (sign in as demo@gateway.local)`);
+    const [, invite] = await run.waitFor(INVITE_LINE, READY_TIMEOUT_MS);
+    expect(invite).toMatch(new RegExp(`^${origin.replaceAll('.', '\\.')}/console/invite#token=`));
+    expect((await setPassword(origin, invite as string)).status).toBe(200);
+    expect((await setPassword(origin, invite as string)).status).toBe(400);
+
     run.child.kill('SIGTERM');
     expect(await run.waitForExit(EXIT_TIMEOUT_MS)).toEqual({ code: 0, signal: null });
     expectAllGone(run);
+  });
+
+  it('keeps every account, key, balance, ledger entry, usage row and media job across a restart', {
+    timeout: 150_000,
+  }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'stack-restart-'));
+    const env = { PORT: String(await freePort()), LOCAL_DATA_DIR: dataDir, ADMIN_TOKEN: RESTART_ADMIN_TOKEN };
+    const first = startStack(env);
+    const [, baseUrl] = await first.waitFor(READY_LINE, READY_TIMEOUT_MS);
+    const [, demoKey] = await first.waitFor(/demo key: (hk-\S+)/, READY_TIMEOUT_MS);
+    const [, invite] = await first.waitFor(INVITE_LINE, READY_TIMEOUT_MS);
+    expect((await setPassword((baseUrl as string).replace(/\/v1$/, ''), invite as string)).status).toBe(200);
+    const api = stackClient(baseUrl as string, demoKey as string);
+    const chat = await api.post('/chat/completions', {
+      model: 'demo/chat',
+      messages: [{ role: 'user', content: 'remember me' }],
+    });
+    expect(chat.status).toBe(200);
+    const video = await api.post('/videos', { model: 'demo/video', prompt: 'a kept video', duration: 4 });
+    expect(video.status).toBe(202);
+    const videoId = ((await video.json()) as { id: string }).id;
+    // A render still running at the snapshot would be charged after it, before or after the restart:
+    // the comparison needs it finished (and charged) first.
+    await waitUntilRendered(api, videoId);
+    await waitUntilSettled(api);
+    const before = await api.snapshot(videoId);
+    expect(before.ledger.length).toBeGreaterThanOrEqual(2);
+
+    first.child.kill('SIGTERM');
+    expect(await first.waitForExit(EXIT_TIMEOUT_MS)).toEqual({ code: 0, signal: null });
+
+    const second = startStack(env);
+    await second.waitFor(READY_LINE, READY_TIMEOUT_MS);
+    const [, keyAgain] = await second.waitFor(/demo key: (hk-\S+)/, READY_TIMEOUT_MS);
+    expect(keyAgain).toBe(demoKey);
+    const after = await api.snapshot(videoId);
+    expect(after.balance).toEqual(before.balance);
+    expect(after.usage).toEqual(before.usage);
+    expect(after.keys).toEqual(before.keys);
+    expect(after.ledger.slice(-before.ledger.length)).toEqual(before.ledger);
+    expect(after.video).toMatchObject({ id: videoId, model: 'demo/video' });
+    // The password set through the first run's link is kept: this run prints a reset link instead.
+    const [, reset] = await second.waitFor(RESET_LINE, READY_TIMEOUT_MS);
+    expect(second.output).not.toMatch(INVITE_LINE);
+    const origin = (baseUrl as string).replace(/\/v1$/, '');
+    expect((await setPassword(origin, invite as string)).status).toBe(400);
+    expect((await setPassword(origin, reset as string)).status).toBe(200);
+    second.child.kill('SIGTERM');
+    await second.waitForExit(EXIT_TIMEOUT_MS);
   });
 
   it('exits non-zero, naming the child, when a child dies, and stops the rest', {
@@ -205,3 +279,80 @@ describe('local stack (npm start)', () => {
     expect(run.startedPids().size).toBe(0);
   });
 });
+
+const RESTART_ADMIN_TOKEN = 'restart-test-admin-token-0123456789';
+const INVITE_LINE = /^ {2}invite: +(\S+#token=\S+) {2}\(sets its password/m;
+const RESET_LINE = /^ {2}reset: +(\S+#token=\S+) {2}\(password reset link/m;
+
+/** Follows a console link of the banner as the console's page does: sets a password with its token. */
+function setPassword(origin: string, link: string): Promise<Response> {
+  const token = new URL(link).hash.replace(/^#token=/, '');
+  return fetch(`${origin}/console/api/password/set`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-requested-with': 'console' },
+    body: JSON.stringify({ token, password: 'demo password 123' }),
+  });
+}
+
+/** What a user and the operator can read of the demo account, to compare across a restart. */
+function stackClient(baseUrl: string, key: string) {
+  const origin = baseUrl.replace(/\/v1$/, '');
+  const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const admin = { authorization: `Bearer ${RESTART_ADMIN_TOKEN}` };
+  const json = async (url: string, headers: Record<string, string>) => {
+    const response = await fetch(url, { headers });
+    expect(response.status, url).toBe(200);
+    return (await response.json()) as Record<string, unknown> & { data?: unknown[] };
+  };
+  return {
+    post: (path: string, body: unknown) =>
+      fetch(`${baseUrl}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) }),
+    balance: async () => (await json(`${baseUrl}/balance`, auth)).balance,
+    video: (videoId: string) => json(`${baseUrl}/videos/${videoId}`, auth),
+    async snapshot(videoId: string) {
+      const balance = await json(`${baseUrl}/balance`, auth);
+      const usage = await json(`${baseUrl}/usage?days=2`, auth);
+      const accountId = await demoAccountId(origin, admin);
+      const keys = await json(`${origin}/admin/v1/accounts/${accountId}/keys`, admin);
+      const ledger = await json(`${origin}/admin/v1/accounts/${accountId}/ledger?limit=100`, admin);
+      const video = await json(`${baseUrl}/videos/${videoId}`, auth);
+      return {
+        balance: balance.balance,
+        usage: usage.data,
+        keys: keys.data,
+        ledger: ledger.data ?? [],
+        video,
+      };
+    },
+  };
+}
+
+async function demoAccountId(origin: string, admin: Record<string, string>): Promise<string> {
+  // The demo account is the one the demo key belongs to; its id is in the ledger of its top-up.
+  const response = await fetch(`${origin}/admin/v1/accounts?email=demo%40gateway.local`, { headers: admin });
+  const body = (await response.json()) as { data?: Array<{ id: string }>; id?: string };
+  const id = body.data?.[0]?.id ?? body.id;
+  if (id === undefined) throw new Error(`demo account not found: ${JSON.stringify(body)}`);
+  return id;
+}
+
+/** Polls the video until its render ended (completed or failed). */
+async function waitUntilRendered(api: ReturnType<typeof stackClient>, videoId: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    const video = await api.video(videoId);
+    if (video.status !== 'in_progress') return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`video ${videoId} still renders after 30 s`);
+}
+
+/** Deferred charges are written within a moment; wait until the balance stops moving. */
+async function waitUntilSettled(api: ReturnType<typeof stackClient>): Promise<void> {
+  let last = await api.balance();
+  for (let i = 0; i < 50; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = await api.balance();
+    if (now === last && i > 2) return;
+    last = now;
+  }
+}

@@ -43,12 +43,12 @@ describe('api entry', () => {
 
   it('exits 1 listing every bad variable, before opening a port', async () => {
     const port = await freePort();
-    const api = start(API, { PORT: String(port), REDIS_URL: 'nope', LOG_LEVEL: 'loud' });
+    const api = start(API, { PORT: String(port), REDIS_URL: 'nope', LOG_LEVEL: 'loud', MONGO_URL: 'x' });
     expect((await api.exited()).code).toBe(1);
     const output = api.output();
     expect(output).toContain('api failed to start: Invalid configuration:');
     expect(output).toContain('REDIS_URL must be a URL starting with redis:// or rediss://');
-    expect(output).toContain('MONGO_URL is required');
+    expect(output).toContain('MONGO_URL must be a URL starting with mongodb:// or mongodb+srv://');
     expect(output).toMatch(/LOG_LEVEL /);
     expect(await portIsClosed(port)).toBe(true);
   });

@@ -172,7 +172,7 @@ describe('OpenAI adapter against the fake OpenAI upstream', () => {
     const wrongKey = await errorFor(target('gpt-4o-mini', 'sk-wrong-key-1234'));
     expect(wrongKey.status).toBe(401);
     expect(wrongKey.message).toBe(
-      'Incorrect API key provided: [redacted]. You can find your API key at [redacted]',
+      'Incorrect API key provided: [redacted]. You can find your API key at [url]',
     );
     const missing = await errorFor(target('missing-model'));
     expect(missing).toMatchObject({

@@ -192,7 +192,7 @@ describe('OpenAI media errors against the fake', () => {
     const text = await response.text();
     expect(openaiMediaAdapter.isCredentialRejection?.(401, text)).toBe(true);
     expect(openaiMediaAdapter.errorMessage(401, text)).toBe(
-      'Incorrect API key provided: [redacted]. You can find your API key at [redacted]',
+      'Incorrect API key provided: [redacted]. You can find your API key at [url]',
     );
   });
 

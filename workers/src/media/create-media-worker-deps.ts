@@ -1,12 +1,12 @@
-import { createBilling } from '../../../shared/src/billing/billing.ts';
+import { type Billing, createBilling } from '../../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../../shared/src/billing/recovery-loop.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
-import { createMediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import type { Connections } from '../../../shared/src/runtime/connections.ts';
+import { installSecretScrubber } from '../../../shared/src/upstream/secret-scrubber.ts';
 import { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
 
@@ -16,12 +16,14 @@ export function createMediaWorkerDeps(
   connections: Connections,
   catalogue: Catalogue,
   logger: Logger,
-): { deps: MediaWorkerDeps; close(): Promise<void> } {
-  const billing = createBilling({ db: connections.mongo.db, redis: connections.redis, config, logger });
+): { deps: MediaWorkerDeps; billing: Billing; close(): Promise<void> } {
+  // The configured credentials, scrubbed by value from upstream text, job errors and log lines.
+  installSecretScrubber(config, logger);
+  const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
   const client = new UpstreamClient(config.upstream);
   const stopRecovery = startRecoveryLoop(billing, logger);
   const deps: MediaWorkerDeps = {
-    jobs: createMediaJobsRepository(connections.mongo.db),
+    jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),
     handoff: configuredMediaHandoff(connections.redis, config, logger),
     billing,
@@ -33,6 +35,7 @@ export function createMediaWorkerDeps(
   };
   return {
     deps,
+    billing,
     async close() {
       stopRecovery();
       // Video charges settle here: what a settlement left to finish is written before the exit.

@@ -31,6 +31,20 @@ export class MediaJobFailure extends Error {
   }
 }
 
+/**
+ * The job left `running` while this attempt worked (the reconciler failed a video past its
+ * deadline, another attempt completed it): the attempt stops without charging; what it stored is
+ * deleted unless another attempt completed the job (the objects are then that attempt's).
+ */
+export class JobEndedElsewhere extends Error {
+  readonly storedKeys: readonly string[];
+  constructor(jobId: string, storedKeys: readonly string[]) {
+    super(`media job ${jobId} ended elsewhere while this attempt ran`);
+    this.name = 'JobEndedElsewhere';
+    this.storedKeys = storedKeys;
+  }
+}
+
 export type MediaWork = (
   job: MediaJob,
   model: CatalogueModel,
@@ -71,6 +85,7 @@ export async function runMediaJob(
     completion = await work(job, model, bullJob, token);
   } catch (err) {
     if (err instanceof DelayedError) throw err;
+    if (err instanceof JobEndedElsewhere) return discardAttempt(deps, job.id, err.storedKeys, [], log);
     const error = describeFailure(err);
     const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
     if (isRetryable(err) && !lastAttempt) {
@@ -94,7 +109,8 @@ export async function runMediaJob(
     await deps.handoff.drop(handoffsOf(completion.result));
     throw err;
   }
-  if (completed === null) return discardAttempt(deps, job.id, completion, log);
+  if (completed === null)
+    return discardAttempt(deps, job.id, completion.storedKeys, handoffsOf(completion.result), log);
   return completedReturn(completion.result);
 }
 
@@ -107,7 +123,8 @@ export async function runMediaJob(
 async function discardAttempt(
   deps: MediaWorkerDeps,
   jobId: string,
-  completion: MediaCompletion,
+  storedKeys: readonly string[],
+  handoffs: readonly string[],
   log: MediaWorkerDeps['logger'],
 ): Promise<MediaJobReturn> {
   const current = await deps.jobs.findById(jobId);
@@ -119,8 +136,8 @@ async function discardAttempt(
       : 'the job ended elsewhere before it completed; its media is discarded',
   );
   await Promise.all([
-    completedElsewhere ? Promise.resolve() : deps.storage.remove(completion.storedKeys),
-    deps.handoff.drop(handoffsOf(completion.result)),
+    completedElsewhere ? Promise.resolve() : deps.storage.remove(storedKeys),
+    deps.handoff.drop(handoffs),
   ]);
   return { status: completedElsewhere ? (current?.status ?? 'completed') : 'discarded' };
 }

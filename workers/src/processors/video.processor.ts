@@ -12,7 +12,12 @@ import type { VideoPollState, VideoRequest } from '../../../shared/src/providers
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
 import { capabilityOf, send, sendForJson } from '../media/media-calls.ts';
 import type { MediaWorkerDeps } from '../media/media-worker-deps.ts';
-import { type MediaCompletion, MediaJobFailure, runMediaJob } from '../media/run-media-job.ts';
+import {
+  JobEndedElsewhere,
+  type MediaCompletion,
+  MediaJobFailure,
+  runMediaJob,
+} from '../media/run-media-job.ts';
 
 /**
  * `video.render`, in steps that are each safe to repeat: submit the render once (the provider's
@@ -115,6 +120,10 @@ async function deliver(
   if (stored === null || stored === 'unsatisfiable')
     throw new Error(`the video of job ${job.id} was not stored`);
   stored.body.destroy();
+  // Still ours to charge? The reconciler fails a render far past its deadline (docs/media.md):
+  // a failed video is never charged, so a job that left `running` is not charged here.
+  if ((await deps.jobs.recordProgress(job.id, 99, deps.now())) === null)
+    throw new JobEndedElsewhere(job.id, [key]);
   const costMicros = mediaCostMicros(model.pricing, input.duration);
   await settleJobCharge(deps.billing, job, model.id, costMicros);
   const expiresAt = new Date(deps.now().getTime() + deps.config.media.videoRetentionMs);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { accountFieldSchemas } from '../../../../shared/src/accounts/account-input.ts';
+import { accountFieldSchemas, parseEmail } from '../../../../shared/src/accounts/account-input.ts';
 import type {
   AccountStatus,
   AccountsRepository,
@@ -61,6 +61,34 @@ export async function adminAccountsRoutes(
       const created = await createAccount(deps, request.body);
       request.log.info({ accountId: created.account.id }, 'account created');
       return reply.code(201).send(toAccountView(created));
+    },
+  );
+
+  app.get<{ Querystring: { email: string } }>(
+    '/accounts',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['email'],
+          properties: { email: accountFieldSchemas.email },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['object', 'data'],
+            properties: { object: { const: 'list' }, data: { type: 'array', items: accountSchema } },
+          },
+          ...adminErrorResponses,
+        },
+      },
+    },
+    async (request) => {
+      // Exact look-up by email (compared in lower case, as stored): the account or an empty list.
+      const account = await deps.accounts.findByEmail(parseEmail(request.query.email));
+      const found = account === null ? [] : [await getAccount(deps, { accountId: account.id })];
+      return { object: 'list', data: found.map(toAccountView) };
     },
   );
 

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '../../../../shared/src/accounts/api-keys.repository.ts';
+import { keySettingsBodySchema } from '../../../../shared/src/accounts/key-settings.ts';
 import { keyState } from '../../../../shared/src/accounts/key-state.ts';
 import { microsToIrt } from '../../../../shared/src/billing/money.ts';
 import { errorSchema } from '../../schemas/model.schema.ts';
@@ -65,6 +66,25 @@ export const keyListSchema = {
 
 /** Response schemas of the errors every admin route can answer. */
 export const adminErrorResponses = { 400: errorSchema, 401: errorSchema, 404: errorSchema } as const;
+
+/**
+ * The schemas of creating, changing and deleting a key, with the errors of the API serving them: the
+ * operator API and the console go through the same use cases and answer the same.
+ */
+export function keyWriteSchemas<Errors extends Record<number, object>>(errorResponses: Errors) {
+  return {
+    create: {
+      body: keySettingsBodySchema,
+      response: { 201: createdKeySchema, 409: errorSchema, ...errorResponses },
+    },
+    update: {
+      params: idParamsSchema,
+      body: keySettingsBodySchema,
+      response: { 200: keySchema, 409: errorSchema, ...errorResponses },
+    },
+    remove: { params: idParamsSchema, response: { 204: { type: 'null' }, ...errorResponses } },
+  } as const;
+}
 
 /** The JSON of an account. */
 export function toAccountView({ account, balanceMicros }: AccountWithBalance) {

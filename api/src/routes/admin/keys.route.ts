@@ -2,22 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../../../../shared/src/accounts/api-keys.repository.ts';
 import type { KeyCache } from '../../../../shared/src/accounts/key-cache.ts';
-import {
-  type KeySettingsInput,
-  keySettingsBodySchema,
-} from '../../../../shared/src/accounts/key-settings.ts';
+import type { KeySettingsInput } from '../../../../shared/src/accounts/key-settings.ts';
 import { requireAdminToken } from '../../plugins/admin-auth.ts';
-import { errorSchema } from '../../schemas/model.schema.ts';
 import { createKey } from '../../use-cases/create-key.ts';
 import { deleteKey } from '../../use-cases/delete-key.ts';
 import { listKeys } from '../../use-cases/list-keys.ts';
 import { updateKey } from '../../use-cases/update-key.ts';
 import {
   adminErrorResponses,
-  createdKeySchema,
   idParamsSchema,
   keyListSchema,
-  keySchema,
+  keyWriteSchemas,
   toKeyView,
 } from './admin.schema.ts';
 import { strictValidatorCompiler } from './admin-validation.ts';
@@ -39,16 +34,11 @@ export async function adminKeysRoutes(app: FastifyInstance, options: AdminKeysRo
   requireAdminToken(app, options.adminToken);
   app.setValidatorCompiler(strictValidatorCompiler);
   const deps = { ...options, clock: options.clock ?? (() => new Date()) };
+  const schemas = keyWriteSchemas(adminErrorResponses);
 
   app.post<{ Params: IdParams; Body: KeySettingsInput | undefined }>(
     '/accounts/:id/keys',
-    {
-      schema: {
-        params: idParamsSchema,
-        body: keySettingsBodySchema,
-        response: { 201: createdKeySchema, 409: errorSchema, ...adminErrorResponses },
-      },
-    },
+    { schema: { params: idParamsSchema, ...schemas.create } },
     async (request, reply) => {
       const created = await createKey(deps, { accountId: request.params.id, settings: request.body ?? {} });
       request.log.info({ accountId: created.record.accountId, keyId: created.record.id }, 'api key created');
@@ -68,13 +58,7 @@ export async function adminKeysRoutes(app: FastifyInstance, options: AdminKeysRo
 
   app.patch<{ Params: IdParams; Body: KeySettingsInput }>(
     '/keys/:id',
-    {
-      schema: {
-        params: idParamsSchema,
-        body: keySettingsBodySchema,
-        response: { 200: keySchema, 409: errorSchema, ...adminErrorResponses },
-      },
-    },
+    { schema: schemas.update },
     async (request) => {
       const updated = await updateKey(deps, { keyId: request.params.id, settings: request.body ?? {} });
       request.log.info({ keyId: updated.id, fields: Object.keys(request.body ?? {}) }, 'api key updated');
@@ -82,13 +66,9 @@ export async function adminKeysRoutes(app: FastifyInstance, options: AdminKeysRo
     },
   );
 
-  app.delete<{ Params: IdParams }>(
-    '/keys/:id',
-    { schema: { params: idParamsSchema, response: { 204: { type: 'null' }, ...adminErrorResponses } } },
-    async (request, reply) => {
-      await deleteKey(deps, { keyId: request.params.id });
-      request.log.info({ keyId: request.params.id }, 'api key deleted');
-      return reply.code(204).send();
-    },
-  );
+  app.delete<{ Params: IdParams }>('/keys/:id', { schema: schemas.remove }, async (request, reply) => {
+    await deleteKey(deps, { keyId: request.params.id });
+    request.log.info({ keyId: request.params.id }, 'api key deleted');
+    return reply.code(204).send();
+  });
 }

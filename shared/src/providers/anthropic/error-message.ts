@@ -8,6 +8,7 @@
  * `event: error` after the 200 status (https://docs.anthropic.com/en/docs/build-with-claude/streaming).
  */
 import { z } from 'zod';
+import { sanitizeUpstreamText } from '../../upstream/upstream-text.ts';
 
 const STATUS_BY_ERROR_TYPE: Readonly<Record<string, number>> = {
   invalid_request_error: 400,
@@ -21,9 +22,6 @@ const STATUS_BY_ERROR_TYPE: Readonly<Record<string, number>> = {
   timeout_error: 504,
   overloaded_error: 529,
 };
-
-/** Longest message passed on; Anthropic's own messages are one sentence. */
-const MAX_MESSAGE_LENGTH = 300;
 
 const errorBodySchema = z.object({
   type: z.literal('error'),
@@ -48,21 +46,13 @@ export function anthropicErrorMessage(status: number, bodyText: string): string 
   return safeMessage(parsed.data.error.message) ?? genericMessage(status);
 }
 
-/** An upstream message with anything key-, URL- or host-like removed; undefined when nothing is left. */
+/**
+ * An upstream message made client-safe by the gateway's one sanitizer (held secrets, key shapes,
+ * URLs, hosts; upstream/upstream-text.ts); undefined when nothing is left.
+ */
 export function safeMessage(message: string): string | undefined {
-  const scrubbed = message
-    .replace(/\b(?:sk|hk)-[A-Za-z0-9_-]{3,}/g, '[redacted]')
-    .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)]+/gi, '[url]')
-    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '[host]')
-    .replace(/\blocalhost(?::\d+)?\b/gi, '[host]')
-    .replace(
-      /\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|ai|dev|app|cloud|internal|local|co)(?::\d+)?\b/gi,
-      '[host]',
-    )
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (scrubbed === '') return undefined;
-  return scrubbed.length > MAX_MESSAGE_LENGTH ? `${scrubbed.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : scrubbed;
+  const scrubbed = sanitizeUpstreamText(message);
+  return scrubbed === '' ? undefined : scrubbed;
 }
 
 function genericMessage(status: number): string {

@@ -5,10 +5,11 @@
  * `voice_not_found`, `quota_exceeded`, `too_many_concurrent_requests`, `system_busy`; newer
  * answers may carry `code`/`type` beside `message`), `{"detail": "…"}`, and the FastAPI validation
  * list `{"detail": [{"loc": [...], "msg": "…", "type": "…"}]}` on 422. Anything else gives a
- * generic message, never the raw body. Keys (`sk_…`), URLs and hosts are removed.
+ * generic message, never the raw body. Keys (the held one by value, and any `sk_…`), URLs and hosts
+ * are removed by the gateway's one sanitizer (upstream/upstream-text.ts).
  */
 import { z } from 'zod';
-import { sanitizeUpstreamText } from '../openai-compatible/error-message.ts';
+import { sanitizeUpstreamText } from '../../upstream/upstream-text.ts';
 import { parseJsonAs } from '../parse-json-body.ts';
 
 const validationItemSchema = z.object({

@@ -9,6 +9,8 @@
  * chunk of the event that brought new ones. An event `{"error": {code, message, status}}` after
  * the 200 is a failure.
  */
+
+import { sanitizeUpstreamText } from '../../upstream/upstream-text.ts';
 import type {
   ChatChunk,
   ChatStreamTranslator,
@@ -20,7 +22,6 @@ import type {
 } from '../chat-types.ts';
 import { UpstreamProtocolError, UpstreamStreamError } from '../chat-types.ts';
 import { collectCitations, finishReasonOf, toolCallOf, usageOf } from './chat-response.ts';
-import { scrubMessage } from './error-message.ts';
 import { errorBodySchema, type GeminiCandidate, parseGenerateContentResponse } from './wire-response.ts';
 
 function parseData(data: string): unknown {
@@ -35,7 +36,7 @@ function throwIfError(json: unknown): void {
   if (typeof json !== 'object' || json === null || !('error' in json)) return;
   const parsed = errorBodySchema.safeParse(json);
   const error = parsed.success ? parsed.data.error : {};
-  const message = error.message ? scrubMessage(error.message) : 'stream failed';
+  const message = error.message ? sanitizeUpstreamText(error.message) : 'stream failed';
   throw new UpstreamStreamError(error.code ?? 500, `Gemini ${error.status ?? 'error'}: ${message}`);
 }
 

@@ -4,10 +4,10 @@
  * https://cloud.google.com/apis/design/errors#http_mapping):
  * `{"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT", "details": [...]}}`,
  * sometimes wrapped in a one-element array. `details` is never used: its DebugInfo can echo the key.
+ * The message is made client-safe by the gateway's one sanitizer (upstream/upstream-text.ts).
  */
+import { sanitizeUpstreamText } from '../../upstream/upstream-text.ts';
 import { errorBodySchema } from './wire-response.ts';
-
-const MAX_MESSAGE_LENGTH = 300;
 
 /** Google's canonical status names, for bodies that carry no readable message. */
 const STATUS_NAMES: Readonly<Record<number, string>> = {
@@ -19,23 +19,6 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
   503: 'UNAVAILABLE',
   504: 'DEADLINE_EXCEEDED',
 };
-
-/** Removes what must not reach a client: keys, URLs, host names and IP addresses. */
-export function scrubMessage(message: string): string {
-  return message
-    .replace(/AIza[0-9A-Za-z_-]{10,}/g, '[redacted]')
-    .replace(/\b(?:sk|hk)-[0-9A-Za-z_-]+/g, '[redacted]')
-    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '[url]')
-    .replace(
-      /\b(?:[a-z0-9-]+\.)+(?:com|net|org|dev|io|ai|app|cloud|goog|google|internal|local)\b(?::\d+)?/gi,
-      '[host]',
-    )
-    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '[host]')
-    .replace(/\blocalhost(?::\d+)?\b/gi, '[host]')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, MAX_MESSAGE_LENGTH);
-}
 
 function parseErrorBody(bodyText: string): { message?: string; status?: string } | undefined {
   let json: unknown;
@@ -52,7 +35,7 @@ function parseErrorBody(bodyText: string): { message?: string; status?: string }
 export function googleErrorMessage(status: number, bodyText: string): string {
   const error = parseErrorBody(bodyText);
   const name = error?.status ?? STATUS_NAMES[status] ?? `HTTP ${status}`;
-  const message = error?.message ? scrubMessage(error.message) : '';
+  const message = error?.message ? sanitizeUpstreamText(error.message) : '';
   return message.length > 0 ? `Gemini ${name}: ${message}` : `Gemini ${name}`;
 }
 

@@ -13,6 +13,8 @@
  * The usage-only chunk is never forwarded: usage is returned by `finish()`, and the gateway
  * decides whether the client asked for it.
  */
+
+import { sanitizeUpstreamText } from '../../upstream/upstream-text.ts';
 import {
   type ChatChunk,
   type ChatStreamTranslator,
@@ -23,7 +25,6 @@ import {
   UpstreamProtocolError,
   UpstreamStreamError,
 } from '../chat-types.ts';
-import { sanitizeUpstreamText } from './error-message.ts';
 import type { OpenAICompatibleProfile } from './profile.ts';
 import {
   argumentsText,

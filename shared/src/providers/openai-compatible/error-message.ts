@@ -6,11 +6,12 @@
  * `{object: 'error', message: "<text>" | {detail: [...]}, type, param, code}` and its gateway's
  * `{message: "Unauthorized"}`; FastAPI-style `{detail: [{loc, msg}]}` validation lists (Mistral 422
  * `extra_forbidden`). xAI has also been seen answering a bare JSON string, percent-encoded at times
- * ("Incorrect%20API%20key…"). Anything else yields a generic message, never the raw body.
+ * ("Incorrect%20API%20key…"). Anything else yields a generic message, never the raw body. The
+ * message is made client-safe by the gateway's one upstream-text sanitizer (held secrets by value,
+ * key shapes, URLs, hosts: upstream/upstream-text.ts).
  */
 import { z } from 'zod';
-
-const MAX_MESSAGE_LENGTH = 300;
+import { sanitizeUpstreamText } from '../../upstream/upstream-text.ts';
 
 const validationItemSchema = z.object({
   loc: z.array(z.union([z.string(), z.number()])).optional(),
@@ -80,30 +81,4 @@ function genericMessage(status: number): string {
   if (status === 429) return 'The provider is rate limiting requests (HTTP 429).';
   if (status >= 500) return `The provider failed to answer (HTTP ${status}).`;
   return `The provider rejected the request (HTTP ${status}).`;
-}
-
-const REDACTED = '[redacted]';
-const PATTERNS: readonly RegExp[] = [
-  // URLs of any scheme the provider might name (console links, internal endpoints).
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/gi,
-  // Keys with a known prefix (OpenAI/DeepSeek `sk-`, ours `hk-`, xAI `xai-`, Groq `gsk_`), masked or not.
-  /\b(?:sk|hk|pk|rk|xai|gsk)[-_][\w*-]*/gi,
-  // Account identifiers OpenAI names in rate-limit messages (`org-…`, `proj_…`).
-  /\b(?:org-|proj_)[A-Za-z0-9]{6,}\b/g,
-  // Masked keys such as `xa***ab` or `****abcd`.
-  /[\w-]*\*{3,}[\w*]*/g,
-  // Long opaque tokens (e.g. Mistral keys have no prefix): letters and digits mixed, 24+ chars.
-  /\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{24,}\b/g,
-  // IPv4 addresses, localhost and host names, with an optional port.
-  /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g,
-  /\blocalhost(?::\d+)?\b/gi,
-  /\b(?:[a-z0-9-]+\.)+(?:com|ai|io|net|org|dev|cloud|app|co|internal|local|lan)\b(?::\d+)?/gi,
-];
-
-/** Removes what could identify a key or an internal address, collapses whitespace, bounds the length. */
-export function sanitizeUpstreamText(text: string): string {
-  let safe = text;
-  for (const pattern of PATTERNS) safe = safe.replace(pattern, REDACTED);
-  safe = safe.replace(/\s+/g, ' ').trim();
-  return safe.length > MAX_MESSAGE_LENGTH ? `${safe.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : safe;
 }

@@ -4,10 +4,11 @@
  * human-readable explanation, e.g. `{"error": "…"}`; input validation failures add `issues`, a
  * list of `{message, path?}`. Statuses: 400 bad input, 401 invalid key, 404 unknown resource,
  * 405, 429 rate or integration limit, 502/503 load shedding, 504 overloaded. Anything else gives a
- * generic message, never the raw body. Keys (`key_…`), URLs and hosts are removed.
+ * generic message, never the raw body. Keys (the held one by value, and any `key_…`), URLs and hosts
+ * are removed by the gateway's one sanitizer (upstream/upstream-text.ts).
  */
 import { z } from 'zod';
-import { sanitizeUpstreamText } from '../openai-compatible/error-message.ts';
+import { sanitizeUpstreamText } from '../../upstream/upstream-text.ts';
 import { parseJsonAs } from '../parse-json-body.ts';
 
 const errorBodySchema = z.object({
@@ -33,10 +34,6 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   504: 'overloaded',
 };
 
-function scrub(text: string): string {
-  return sanitizeUpstreamText(text.replace(/\bkey_[A-Za-z0-9]+/g, '[redacted]'));
-}
-
 function readErrorBody(bodyText: string): string | undefined {
   const body = parseJsonAs(errorBodySchema, bodyText);
   if (body === undefined) return undefined;
@@ -49,7 +46,7 @@ function readErrorBody(bodyText: string): string | undefined {
 /** A client-safe message for an upstream HTTP error: `Runway <status>: <message>`. */
 export function runwayErrorMessage(status: number, bodyText: string): string {
   const text = readErrorBody(bodyText);
-  const message = text === undefined ? '' : scrub(text);
+  const message = text === undefined ? '' : sanitizeUpstreamText(text);
   const name = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
   return message.length > 0 ? `Runway ${name}: ${message}` : `Runway ${name}`;
 }

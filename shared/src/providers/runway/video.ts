@@ -13,10 +13,10 @@
  * `failureCode`; CANCELLED is a failure too. See video-models.ts for what each model accepts.
  */
 import { z } from 'zod';
+import { sanitizeUpstreamText } from '../../upstream/upstream-text.ts';
 import type { UpstreamTarget } from '../chat-types.ts';
 import { UpstreamProtocolError } from '../chat-types.ts';
 import type { MediaHttpRequest, VideoAdapter, VideoPollState, VideoRequest } from '../media-types.ts';
-import { sanitizeUpstreamText } from '../openai-compatible/error-message.ts';
 import { runwayHeaders, runwayUrl } from './api.ts';
 import { toTextToVideoBody } from './video-models.ts';
 

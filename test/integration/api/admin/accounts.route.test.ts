@@ -72,6 +72,37 @@ describe('POST /admin/v1/accounts', () => {
   });
 });
 
+describe('GET /admin/v1/accounts?email=', () => {
+  it('finds the account by email, whatever its case, with its balance; an empty list otherwise', async () => {
+    const id = await newAccount(t.app, 'found@example.com');
+    t.balances.set(id, 3_000_000n);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/accounts?email=FOUND%40example.com',
+      headers: auth,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      object: 'list',
+      data: [expect.objectContaining({ id, email: 'found@example.com', balance: 3 })],
+    });
+    const none = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/accounts?email=nobody%40example.com',
+      headers: auth,
+    });
+    expect(none.json()).toEqual({ object: 'list', data: [] });
+  });
+
+  it('answers 400 without an email or with a malformed one', async () => {
+    for (const url of ['/admin/v1/accounts', '/admin/v1/accounts?email=not-an-email']) {
+      const res = await t.app.inject({ method: 'GET', url, headers: auth });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json<ErrorBody>().error.type).toBe('invalid_request_error');
+    }
+  });
+});
+
 describe('GET /admin/v1/accounts/{id}', () => {
   it('answers the account with its wallet balance in Toman', async () => {
     const id = await newAccount(t.app, 'rich@example.com');

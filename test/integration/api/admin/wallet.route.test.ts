@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerErrorHandling } from '../../../../api/src/plugins/error-handler.ts';
 import { walletRoutes } from '../../../../api/src/routes/admin/wallet.route.ts';
+import { MAX_JSON_DEPTH } from '../../../../api/src/schemas/json-body.ts';
 import {
   type BillingFixture,
   billingFixture,
@@ -86,7 +87,7 @@ describe('POST /admin/v1/accounts/{id}/topups', () => {
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json()).toEqual(first.json());
-    expect(await fx.billing.listLedger(id, 10)).toHaveLength(1);
+    expect(await fx.billing.listLedger(id, { limit: 10 })).toHaveLength(1);
     const conflict = await topUp(id, { amount: 101 }, { 'idempotency-key': 'pay-1' });
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json().error.code).toBe('idempotency_key_reused');
@@ -136,6 +137,15 @@ describe('POST /admin/v1/accounts/{id}/topups', () => {
     const none = await app.inject({ method: 'POST', url: `/admin/v1/accounts/${id}/topups`, headers: auth });
     expect(none.statusCode).toBe(400);
     expect(none.json().error.message).toContain('`amount`');
+    expect(await fx.billing.balanceOf(id)).toBe(0n);
+  });
+
+  it('refuses a body nested deeper than the JSON depth limit before parsing it', async () => {
+    const id = newAccount();
+    const deep = `{"amount": 1, "reference": ${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`;
+    const response = await topUp(id, deep);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toContain(`more than ${MAX_JSON_DEPTH} levels deep`);
     expect(await fx.billing.balanceOf(id)).toBe(0n);
   });
 

@@ -122,7 +122,7 @@ describe('key cache', () => {
     expect(reads()).toBe(2);
   });
 
-  it('remembers unknown hashes briefly and boundedly, apart from known keys', async () => {
+  it('remembers unknown hashes as long as keys and boundedly, apart from known keys', async () => {
     const key = await storedKey();
     let now = 0;
     const { cache, reads } = await startCache({ clock: () => now, maxEntries: 5, maxNegativeEntries: 10 });
@@ -136,10 +136,29 @@ describe('key cache', () => {
     expect(reads()).toBe(101);
     await cache.lookup(unknown[0] as string);
     expect(reads()).toBe(102);
-    // Five seconds later an unknown hash is read again (it may have been created meanwhile).
-    now += 5_000;
+    // Like a key, an unknown hash is read again only after ttlMs (creating a key invalidates its
+    // hash, so a key created meanwhile is not hidden by this).
+    now += 59_999;
+    await cache.lookup(unknown[99] as string);
+    expect(reads()).toBe(102);
+    now += 1;
     await cache.lookup(unknown[99] as string);
     expect(reads()).toBe(103);
+  });
+
+  it('forgets an unknown hash when that key is created (its invalidation)', async () => {
+    const { hash, last4 } = generateApiKey();
+    const { cache, reads } = await startCache();
+    expect(await cache.lookup(hash)).toBeNull();
+    const record = await stores.keys.insert(
+      { accountId: account.id, hash, last4, ...DEFAULT_KEY_SETTINGS },
+      null,
+      new Date(),
+    );
+    if (record === SLOT_TAKEN) throw new Error('unexpected');
+    await cache.invalidateKey(hash);
+    expect((await cache.lookup(hash))?.id).toBe(record.id);
+    expect(reads()).toBe(2);
   });
 
   it('does not store a read that an invalidation overtook', async () => {

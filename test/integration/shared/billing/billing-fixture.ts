@@ -1,5 +1,5 @@
+import { spawn } from 'node:child_process';
 import type { Redis } from 'ioredis';
-import type { Db, MongoClient } from 'mongodb';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import {
   type Billing,
@@ -10,11 +10,12 @@ import {
 } from '../../../../shared/src/billing/billing.ts';
 import type { BillingDeps } from '../../../../shared/src/billing/billing-deps.ts';
 import type { Config } from '../../../../shared/src/config/config.ts';
-import { connectMongo, ensureIndexes } from '../../../../shared/src/mongo/mongo.ts';
 import { createRedis } from '../../../../shared/src/redis/redis.ts';
+import { openStore } from '../../../../shared/src/store/open-store.ts';
+import type { Store } from '../../../../shared/src/store/store.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
 import { lateBound, made } from '../../../helpers/late-bound.ts';
-import { testConfig, uniqueSuffix } from '../../../helpers/test-config.ts';
+import { testConfig, testEnvironment, uniqueSuffix } from '../../../helpers/test-config.ts';
 
 /** A settable clock for tests that move time (leases, billing days). */
 export interface TestClock {
@@ -35,13 +36,13 @@ export function testClock(start: Date | string = new Date()): TestClock {
   return clock;
 }
 
-/** Billing on the test stores: its own database, its own Redis key prefix. */
+/** Billing on the test stores: its own store (the default SQLite file unless the env names MongoDB), its own Redis key prefix. */
 export interface BillingFixture {
   readonly billing: Billing;
   /** The same stores and settings, for driving internal steps (a simulated crash). */
   readonly deps: BillingDeps;
   readonly config: Config;
-  readonly db: Db;
+  readonly store: Store;
   readonly redis: Redis;
   readonly clock: TestClock;
   readonly keyPrefix: string;
@@ -60,15 +61,14 @@ export interface FixtureOptions {
 
 export async function billingFixture(options: FixtureOptions = {}): Promise<BillingFixture> {
   const config = testConfig({ MIN_REQUIRED_BALANCE: '0', ...options.env });
-  const mongo: { client: MongoClient; db: Db } = await connectMongo(config.mongo);
-  await ensureIndexes(mongo.db);
+  const clock = options.clock ?? testClock();
+  const { logger } = captureLogger('warn');
+  const store = await openStore(config.store, { logger, clock });
   const redises = [createRedis(config.redis.url)];
   const redis = redises[0] as Redis;
-  const clock = options.clock ?? testClock();
   const keyPrefix = `test-billing-${uniqueSuffix()}:`;
-  const { logger } = captureLogger('warn');
   const billingOptions: BillingOptions = {
-    db: mongo.db,
+    money: store.money,
     redis,
     config,
     logger,
@@ -83,7 +83,7 @@ export async function billingFixture(options: FixtureOptions = {}): Promise<Bill
     billing,
     deps,
     config,
-    db: mongo.db,
+    store,
     redis,
     clock,
     keyPrefix,
@@ -94,7 +94,7 @@ export async function billingFixture(options: FixtureOptions = {}): Promise<Bill
     },
     async close() {
       await billing.close();
-      await Promise.allSettled([mongo.client.close(), ...redises.map((r) => r.quit())]);
+      await Promise.allSettled([store.close(), ...redises.map((r) => r.quit())]);
     },
   };
 }
@@ -112,10 +112,15 @@ export function freshId(kind: string): string {
  * object, which stands for the fixture once `beforeAll` has made it.
  */
 export function useBillingFixture(options: FixtureOptions = {}): BillingFixture {
-  let created: BillingFixture | undefined;
-  const current = () => made(created, 'the billing fixture');
+  return useCheckedFixture(() => billingFixture(options), 'the billing fixture');
+}
+
+/** `useBillingFixture` over a fixture that `open` makes (one with more of the store's internals). */
+export function useCheckedFixture<F extends BillingFixture>(open: () => Promise<F>, what: string): F {
+  let created: F | undefined;
+  const current = () => made(created, what);
   beforeAll(async () => {
-    created = await billingFixture(options);
+    created = await open();
   });
   afterEach(async () => {
     await current().billing.flush();
@@ -125,4 +130,36 @@ export function useBillingFixture(options: FixtureOptions = {}): BillingFixture 
     await created?.close();
   });
   return lateBound(current);
+}
+
+/** The environment naming the fixture's own store (its SQLite file, or its MongoDB database). */
+export function storeEnvironmentOf(config: Config): Record<string, string | undefined> {
+  const { store } = config;
+  if (store.kind === 'sqlite') return { MONGO_URL: undefined, SQLITE_PATH: store.path };
+  return { MONGO_URL: store.url, MONGO_DB: store.database };
+}
+
+/** Runs `scripts/ledger-check.ts` as `npm run ledger:check` would, on this Node, against the fixture's store. */
+export async function runLedgerCheckScript(
+  fx: Pick<BillingFixture, 'config'>,
+  args: string[] = [],
+): Promise<{ code: number | null; output: string }> {
+  const env = testEnvironment({
+    ...storeEnvironmentOf(fx.config),
+    REDIS_URL: fx.config.redis.url,
+    LOG_LEVEL: 'warn',
+  });
+  const child = spawn(process.execPath, ['scripts/ledger-check.ts', ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, output };
 }

@@ -1,12 +1,16 @@
 /**
  * Deferred settlement (group commit): charges queued in memory and written in batches are exact,
- * count once per id whichever path settles it, release every hold, and keep a monthly cap within
- * one request under concurrency.
+ * count once per id whichever path settles it, release every hold, keep a monthly cap within one
+ * request under concurrency, and a batch the store cannot record is retried, then settled entry by
+ * entry, never dropped. (A MongoDB batch interrupted between its steps:
+ * test/integration/shared/store/mongodb/money-recovery.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import type { AdmitInput, SettleInput } from '../../../../shared/src/billing/billing.ts';
+import type { BillingDeps } from '../../../../shared/src/billing/billing-deps.ts';
 import { dayOf, monthOf } from '../../../../shared/src/billing/billing-time.ts';
-import { usageDailyId } from '../../../../shared/src/billing/usage-daily.repository.ts';
+import type { ChargeRecord } from '../../../../shared/src/billing/money-store.ts';
+import { SettlementBatcher } from '../../../../shared/src/billing/settlement-batcher.ts';
 import { billingFixture, freshId, useBillingFixture } from './billing-fixture.ts';
 
 const fx = useBillingFixture({ env: { MIN_REQUIRED_BALANCE: '0' } });
@@ -53,7 +57,9 @@ async function held(scope: 'wallet' | 'key', id: string): Promise<{ count: numbe
 }
 
 async function charges(accountId: string) {
-  return (await fx.billing.listLedger(accountId, 10_000)).filter((entry) => entry.kind === 'charge');
+  return (await fx.billing.listLedger(accountId, { limit: 10_000 })).filter(
+    (entry) => entry.kind === 'charge',
+  );
 }
 
 describe('settleDeferred', () => {
@@ -89,29 +95,32 @@ describe('settleDeferred', () => {
         const mine = inputs.filter(
           (input) => input.keyId === keyId && monthOf(input.at as Date, ZONE) === month,
         );
-        const { spent } = await fx.deps.store.keySpend.findState(accountId, keyId, month);
+        const { spent } = await fx.store.money.keySpendState(accountId, keyId, month);
         expect(spent).toBe(mine.reduce((sum, input) => sum + input.costMicros, 0n));
         // Keys of one account share a spend document: each key's snapshot holds its own spend.
         const snapshot = await fx.redis.hget(fx.deps.keys.spendSnapshot(keyId, month), 'spent');
         expect(snapshot).toBe(String(spent));
       }
     }
-    const rows = fx.db.collection('usage_daily', { useBigInt64: true });
     for (const accountId of accounts) {
       for (const at of days) {
-        for (const model of ['demo/chat', 'demo/other']) {
-          const day = dayOf(at, ZONE);
+        const day = dayOf(at, ZONE);
+        const rows = await fx.store.money.listUsage(accountId, day, day);
+        expect(rows.map((row) => row.model)).toEqual(['demo/chat', 'demo/other']);
+        for (const row of rows) {
           const mine = inputs.filter(
             (input) =>
-              input.accountId === accountId && input.model === model && dayOf(input.at as Date, ZONE) === day,
+              input.accountId === accountId &&
+              input.model === row.model &&
+              dayOf(input.at as Date, ZONE) === day,
           );
-          const row = await rows.findOne({ _id: usageDailyId(accountId, day, model) as never });
-          expect(row).toMatchObject({
+          expect(row).toEqual({
+            date: day,
+            model: row.model,
             requests: mine.length,
-            input_tokens: mine.reduce((sum, input) => sum + input.usage.inputTokens, 0),
-            output_tokens: mine.reduce((sum, input) => sum + input.usage.outputTokens, 0),
-            cost: mine.reduce((sum, input) => sum + input.costMicros, 0n),
-            pending: {},
+            inputTokens: mine.reduce((sum, input) => sum + input.usage.inputTokens, 0),
+            outputTokens: mine.reduce((sum, input) => sum + input.usage.outputTokens, 0),
+            costMicros: mine.reduce((sum, input) => sum + input.costMicros, 0n),
           });
         }
       }
@@ -142,7 +151,7 @@ describe('settleDeferred', () => {
     expect(await fx.billing.balanceOf(accountId)).toBe(1_000n * IRT - 4n * 7n * IRT);
     expect(await charges(accountId)).toHaveLength(4);
     const month = monthOf(fx.clock(), ZONE);
-    expect((await fx.deps.store.keySpend.findState(accountId, keyId, month)).spent).toBe(28n * IRT);
+    expect((await fx.store.money.keySpendState(accountId, keyId, month)).spent).toBe(28n * IRT);
   });
 
   it('is written by close, after which it refuses charges; bad input throws at once', async () => {
@@ -203,7 +212,7 @@ describe('holds keep concurrent requests within one request of a cap with deferr
     const refused = await fx.billing.admit(admission(charge(accountId, keyId), 0n, cap));
     expect(refused.outcome).toBe('spend_limit_reached');
     await fx.billing.flush();
-    const { spent } = await fx.deps.store.keySpend.findState(accountId, keyId, monthOf(fx.clock(), ZONE));
+    const { spent } = await fx.store.money.keySpendState(accountId, keyId, monthOf(fx.clock(), ZONE));
     expect(spent).toBe(450n * IRT + BigInt(admittedCount) * COST);
     expect(spent).toBeLessThanOrEqual(cap + COST);
     expect(admittedCount).toBe(6);
@@ -234,5 +243,81 @@ describe('settleDeferred backpressure', () => {
     await Promise.resolve();
     expect(resolved).toBe(true);
     await fx.billing.flush();
+  });
+});
+
+describe('a batch that cannot be recorded', () => {
+  /** The fixture's stores with a money store whose `recordCharges` fails its first `failures` calls. */
+  function failingStore(failures: number): {
+    deps: BillingDeps;
+    calls: () => number;
+    sizes: () => number[];
+  } {
+    let calls = 0;
+    const sizes: number[] = [];
+    const money = fx.store.money;
+    const store = {
+      ...money,
+      recordCharges(charges: readonly ChargeRecord[]) {
+        calls += 1;
+        sizes.push(charges.length);
+        if (calls <= failures) return Promise.reject(new Error('the store is away'));
+        return money.recordCharges(charges);
+      },
+    };
+    return { deps: { ...fx.deps, store }, calls: () => calls, sizes: () => sizes };
+  }
+
+  async function totals(accountId: string, keyId: string) {
+    const { balance } = await fx.store.money.walletState(accountId);
+    const { spent } = await fx.store.money.keySpendState(accountId, keyId, monthOf(fx.clock(), ZONE));
+    return { balance, spent };
+  }
+
+  it('is retried with backoff and written once', async () => {
+    const accountId = await fundedAccount(1_000n);
+    const keyId = freshId('key');
+    const { deps, calls, sizes } = failingStore(2);
+    const batcher = new SettlementBatcher(deps, { flushMs: 5 });
+    const started = Date.now();
+    for (const cost of [1n, 2n, 3n]) batcher.enqueue(charge(accountId, keyId, cost * IRT));
+    await batcher.close();
+    expect(calls()).toBe(3);
+    expect(sizes()).toEqual([3, 3, 3]);
+    // Retried after 100 then 200 ms.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(await totals(accountId, keyId)).toEqual({ balance: 994n * IRT, spent: 6n * IRT });
+    expect(await charges(accountId)).toHaveLength(3);
+  });
+
+  it('is settled entry by entry once out of retries', async () => {
+    const accountId = await fundedAccount(1_000n);
+    const keyId = freshId('key');
+    // The batch and its three retries fail; the entries then go alone, and count.
+    const { deps, calls, sizes } = failingStore(4);
+    const batcher = new SettlementBatcher(deps, { flushMs: 5 });
+    for (const cost of [1n, 2n, 3n]) batcher.enqueue(charge(accountId, keyId, cost * IRT));
+    await batcher.close();
+    expect(calls()).toBe(7);
+    expect(sizes()).toEqual([3, 3, 3, 3, 1, 1, 1]);
+    expect(await totals(accountId, keyId)).toEqual({ balance: 994n * IRT, spent: 6n * IRT });
+  });
+
+  it('refuses a batch size that is not a positive integer', () => {
+    for (const maxBatch of [0, -1, 1.5, Number.NaN])
+      expect(() => new SettlementBatcher(fx.deps, { maxBatch })).toThrow(RangeError);
+  });
+
+  it('writes one store call per batch, a batch taking at most maxBatch of the charges waiting', async () => {
+    const accountId = await fundedAccount(1_000n);
+    const keyId = freshId('key');
+    const { deps, calls, sizes } = failingStore(0);
+    const batcher = new SettlementBatcher(deps, { flushMs: 5, maxBatch: 100 });
+    // The 100th starts a batch at once; the 150 queued while it is written make two more.
+    for (let i = 0; i < 250; i++) batcher.enqueue(charge(accountId, keyId, IRT));
+    await batcher.close();
+    expect(calls()).toBe(3);
+    expect(sizes()).toEqual([100, 100, 50]);
+    expect(await totals(accountId, keyId)).toEqual({ balance: 750n * IRT, spent: 250n * IRT });
   });
 });

@@ -62,7 +62,7 @@ describe('holds keep concurrent requests within one request of a limit', () => {
     const admitted = await admitAndSettle50(() => input());
     expect(admitted).toBe(6);
     const month = monthOf(fx.clock(), fx.config.billing.timeZone);
-    const { spent } = await fx.deps.store.keySpend.findState(accountId, keyId, month);
+    const { spent } = await fx.store.money.keySpendState(accountId, keyId, month);
     expect(spent).toBe(450n * IRT + 6n * COST);
     expect(spent).toBeLessThanOrEqual(cap + COST);
     expect((await fx.billing.admit(input())).outcome).toBe('spend_limit_reached');
@@ -77,7 +77,7 @@ describe('holds keep concurrent requests within one request of a limit', () => {
     expect(balance).toBe(1_550n * IRT - 6n * COST);
     expect(balance).toBeGreaterThanOrEqual(fx.billing.minRequiredMicros - COST);
     expect((await fx.billing.admit(input({ estimateMicros: 0n }))).outcome).toBe('insufficient_quota');
-    expect(await fx.billing.listLedger(accountId, 100)).toHaveLength(1 + 6);
+    expect(await fx.billing.listLedger(accountId, { limit: 100 })).toHaveLength(1 + 6);
   });
 });
 
@@ -92,7 +92,7 @@ describe('release and expiry', () => {
     await fx.billing.release({ requestId: 'never-admitted', accountId, keyId: null });
     expect((await fx.billing.admit(input({ estimateMicros: 0n }))).outcome).toBe('admitted');
     expect(await fx.billing.balanceOf(accountId)).toBe(1_099n * IRT);
-    expect((await fx.billing.listLedger(accountId, 10)).map((e) => e.kind)).toEqual(['topup']);
+    expect((await fx.billing.listLedger(accountId, { limit: 10 })).map((e) => e.kind)).toEqual(['topup']);
   });
 
   it('admitting one request id twice holds it once', async () => {

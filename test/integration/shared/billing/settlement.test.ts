@@ -1,8 +1,10 @@
+/**
+ * Direct settlement: a charge counts exactly once per request id, in the wallet, the key's month
+ * spend and the day's usage row, whichever replica settles it. (A crash between the steps of the
+ * MongoDB store, and its recovery: test/integration/shared/store/mongodb/money-two-phase.test.ts.)
+ */
 import { describe, expect, it } from 'vitest';
 import { dayOf, monthOf } from '../../../../shared/src/billing/billing-time.ts';
-import { applyToTarget, LEASE_MS } from '../../../../shared/src/billing/guarded-apply.ts';
-import type { LedgerDoc } from '../../../../shared/src/billing/ledger.repository.ts';
-import { usageDailyId } from '../../../../shared/src/billing/usage-daily.repository.ts';
 import { freshId, testClock, useBillingFixture } from './billing-fixture.ts';
 
 const clock = testClock('2026-05-10T12:00:00Z');
@@ -28,33 +30,14 @@ function charge(accountId: string, keyId: string | null, costMicros = 7n * IRT) 
   };
 }
 
-/** What settle inserts, for driving the steps one by one as a crashed process would have. */
-function pendingCharge(accountId: string, keyId: string, cost: bigint): LedgerDoc {
-  const now = clock();
-  return {
-    _id: freshId('req'),
-    account_id: accountId,
-    key_id: keyId,
-    kind: 'charge',
-    amount: -cost,
-    model: 'demo/chat',
-    usage: { requests: 1, input_tokens: 100, output_tokens: 20 },
-    day: dayOf(now, ZONE),
-    month: monthOf(now, ZONE),
-    state: 'pending',
-    open: true,
-    lease_until: new Date(now.getTime() + LEASE_MS),
-    created_at: now,
-    reference: null,
-  };
-}
-
+/** The account's wallet, the key's month spend and today's usage row of demo/chat, through the store contract. */
 async function targetsOf(accountId: string, keyId: string) {
-  const wallet = await fx.deps.store.wallets.findById(accountId);
-  const spend = await fx.deps.store.keySpend.findState(accountId, keyId, monthOf(clock(), ZONE));
-  const usage = await fx.db
-    .collection('usage_daily', { useBigInt64: true })
-    .findOne({ _id: usageDailyId(accountId, dayOf(clock(), ZONE), 'demo/chat') as never });
+  const day = dayOf(clock(), ZONE);
+  const wallet = await fx.store.money.walletState(accountId);
+  const spend = await fx.store.money.keySpendState(accountId, keyId, monthOf(clock(), ZONE));
+  const usage = (await fx.store.money.listUsage(accountId, day, day)).find(
+    (row) => row.model === 'demo/chat',
+  );
   return { wallet, spend, usage };
 }
 
@@ -67,21 +50,33 @@ describe('settle', () => {
     expect(first).toEqual({ entryId: input.requestId, costMicros: 7n * IRT, created: true });
     expect(second).toEqual({ entryId: input.requestId, costMicros: 7n * IRT, created: false });
     expect(await fx.billing.balanceOf(accountId)).toBe(993n * IRT);
-    const charges = (await fx.billing.listLedger(accountId, 10)).filter((e) => e.kind === 'charge');
+    const charges = (await fx.billing.listLedger(accountId, { limit: 10 })).filter(
+      (e) => e.kind === 'charge',
+    );
     expect(charges).toHaveLength(1);
     expect(charges[0]).toMatchObject({
       amountMicros: -7n * IRT,
       state: 'applied',
       keyId,
       model: 'demo/chat',
+      usage: { requests: 1, inputTokens: 100, outputTokens: 20 },
+      day: '2026-05-10',
+      month: '2026-05',
     });
-    // `settle` answers once the charge counts; its markers are cleared and the entry closed after.
-    await fx.billing.flush();
-    expect(await fx.deps.store.ledger.findById(input.requestId)).toMatchObject({ open: false });
+    // `settle` answers once the charge counts everywhere: nothing is left for recovery.
+    expect(await fx.store.money.findEntry(input.requestId)).toEqual(charges[0]);
+    expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
     const { spend, usage, wallet } = await targetsOf(accountId, keyId);
+    expect(wallet.balance).toBe(993n * IRT);
     expect(spend.spent).toBe(7n * IRT);
-    expect(usage).toMatchObject({ requests: 1, input_tokens: 100, output_tokens: 20, cost: 7n * IRT });
-    expect(wallet?.pending).toEqual({});
+    expect(usage).toEqual({
+      date: '2026-05-10',
+      model: 'demo/chat',
+      requests: 1,
+      inputTokens: 100,
+      outputTokens: 20,
+      costMicros: 7n * IRT,
+    });
   });
 
   it('charges once under 10 concurrent settlements of one request id, from two replicas', async () => {
@@ -100,73 +95,40 @@ describe('settle', () => {
     const { accountId, keyId } = await fundedAccount();
     await fx.billing.settle(charge(accountId, null, 1n));
     expect(await fx.billing.balanceOf(accountId)).toBe(1_000n * IRT - 1n);
-    expect((await targetsOf(accountId, keyId)).spend.spent).toBe(0n);
+    const { spend, usage } = await targetsOf(accountId, keyId);
+    expect(spend.spent).toBe(0n);
+    expect(usage).toMatchObject({ requests: 1, costMicros: 1n });
     await expect(fx.billing.settle(charge(accountId, null, -1n))).rejects.toThrow(RangeError);
     const fractional = { ...charge(accountId, null), usage: { inputTokens: 1.5, outputTokens: 0 } };
     await expect(fx.billing.settle(fractional)).rejects.toThrow(RangeError);
-  });
-});
-
-describe('recovery after a crash between the steps', () => {
-  it('completes an entry applied to the wallet only, exactly once', async () => {
-    const { accountId, keyId } = await fundedAccount();
-    const entry = pendingCharge(accountId, keyId, 5n * IRT);
-    expect(await fx.deps.store.ledger.insertPending(entry)).toBe(true);
-    await applyToTarget(fx.deps.store, entry, 'wallet');
-    // The wallet carries the pending entry's marker: the invariant holds mid-way.
-    expect(await fx.billing.checkLedger()).toEqual([]);
-    // Within its lease, the entry belongs to its (presumed alive) driver.
-    expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
-    clock.advance(LEASE_MS + 1);
-    expect(await fx.billing.recoverPendingEntries(60_000)).toBe(1);
-    expect(await fx.billing.recoverPendingEntries(0)).toBe(0);
-    const { wallet, spend, usage } = await targetsOf(accountId, keyId);
-    expect(wallet?.balance).toBe(995n * IRT);
-    expect(wallet?.pending).toEqual({});
-    expect(spend.spent).toBe(5n * IRT);
-    expect(usage).toMatchObject({ requests: 1, cost: 5n * IRT, pending: {} });
-    expect(await fx.deps.store.ledger.findById(entry._id)).toMatchObject({ state: 'applied', open: false });
+    await expect(fx.billing.settle({ ...charge(accountId, null), requestId: '' })).rejects.toThrow(
+      RangeError,
+    );
+    expect(await fx.billing.balanceOf(accountId)).toBe(1_000n * IRT - 1n);
   });
 
-  it('completes an entry applied everywhere but not marked, and one marked but not cleared', async () => {
+  it('counts a charge in the billing day and month of when it was served, in the zone', async () => {
     const { accountId, keyId } = await fundedAccount();
-    const unmarked = pendingCharge(accountId, keyId, 2n * IRT);
-    const uncleared = pendingCharge(accountId, keyId, 3n * IRT);
-    for (const entry of [unmarked, uncleared]) {
-      await fx.deps.store.ledger.insertPending(entry);
-      for (const target of ['wallet', 'key_spend', 'usage_daily'] as const) {
-        await applyToTarget(fx.deps.store, entry, target);
-      }
-    }
-    await fx.deps.store.ledger.markApplied(uncleared._id);
-    expect(await fx.billing.checkLedger()).toEqual([]);
-    clock.advance(LEASE_MS + 1);
-    const replica = fx.replica();
-    const counts = await Promise.all([fx.billing.recoverPendingEntries(0), replica.recoverPendingEntries(0)]);
-    expect(counts[0] + counts[1]).toBeGreaterThanOrEqual(2);
-    const { wallet, spend, usage } = await targetsOf(accountId, keyId);
-    expect(wallet?.balance).toBe(995n * IRT);
-    expect(wallet?.pending).toEqual({});
-    expect(spend.spent).toBe(5n * IRT);
-    expect(usage).toMatchObject({ requests: 2, cost: 5n * IRT });
+    // 20:31 UTC on 04-30 is already 05-01 in Tehran (UTC+03:30).
+    await fx.billing.settle({ ...charge(accountId, keyId, 2n * IRT), at: new Date('2026-04-30T20:31:00Z') });
+    await fx.billing.settle({ ...charge(accountId, keyId, 3n * IRT), at: new Date('2026-04-30T20:29:00Z') });
+    expect((await fx.store.money.keySpendState(accountId, keyId, '2026-05')).spent).toBe(2n * IRT);
+    expect((await fx.store.money.keySpendState(accountId, keyId, '2026-04')).spent).toBe(3n * IRT);
+    const rows = await fx.store.money.listUsage(accountId, '2026-04-30', '2026-05-01');
+    expect(rows.map((row) => [row.date, row.costMicros])).toEqual([
+      ['2026-04-30', 3n * IRT],
+      ['2026-05-01', 2n * IRT],
+    ]);
   });
 
-  it('lets a repeated settle finish an abandoned entry once its lease ran out', async () => {
+  it('refuses a request id that names another account’s charge', async () => {
     const { accountId, keyId } = await fundedAccount();
-    const entry = pendingCharge(accountId, keyId, 4n * IRT);
-    await fx.deps.store.ledger.insertPending(entry);
-    const input = { ...charge(accountId, keyId, 4n * IRT), requestId: entry._id };
-    // Still leased: the repeat neither applies nor waits.
-    expect(await fx.billing.settle(input)).toMatchObject({ created: false });
-    expect(await fx.billing.balanceOf(accountId)).toBe(1_000n * IRT);
-    clock.advance(LEASE_MS + 1);
-    expect(await fx.billing.settle(input)).toEqual({
-      entryId: entry._id,
-      costMicros: 4n * IRT,
-      created: false,
-    });
-    expect(await fx.billing.settle(input)).toMatchObject({ created: false });
-    expect(await fx.billing.balanceOf(accountId)).toBe(996n * IRT);
-    expect((await targetsOf(accountId, keyId)).spend.spent).toBe(4n * IRT);
+    const input = charge(accountId, keyId);
+    await fx.billing.settle(input);
+    const other = await fundedAccount();
+    await expect(fx.billing.settle({ ...input, accountId: other.accountId })).rejects.toThrow(
+      /another account/,
+    );
+    expect(await fx.billing.balanceOf(other.accountId)).toBe(1_000n * IRT);
   });
 });

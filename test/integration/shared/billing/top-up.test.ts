@@ -30,6 +30,10 @@ describe('topUp', () => {
       createdAt: clock(),
     });
     expect(await fx.billing.balanceOf(accountId)).toBe(12_500_000n);
+    // One entry per account and key, under an id that no request id can take.
+    expect(result.entry.id).toBe(`topup:${accountId}:k1`);
+    expect(await fx.store.money.findEntry(result.entry.id)).toEqual(result.entry);
+    expect(await fx.store.money.walletState(accountId)).toMatchObject({ balance: 12_500_000n });
   });
 
   it('credits once per idempotency key, concurrently too, and keys are per account', async () => {
@@ -41,7 +45,7 @@ describe('topUp', () => {
     const replay = await fx.billing.topUp(input);
     expect(replay).toMatchObject({ created: false, balanceMicros: 5n * IRT });
     expect(replay.entry.state).toBe('applied');
-    expect(await fx.billing.listLedger(accountId, 10)).toHaveLength(1);
+    expect(await fx.billing.listLedger(accountId, { limit: 10 })).toHaveLength(1);
     const other = freshId('acct');
     expect((await fx.billing.topUp({ ...input, accountId: other })).created).toBe(true);
   });
@@ -64,9 +68,20 @@ describe('topUp', () => {
       clock.advance(1_000);
       await fx.billing.topUp({ accountId, amountMicros: BigInt(i) * IRT, idempotencyKey: `k${i}` });
     }
-    const three = await fx.billing.listLedger(accountId, 3);
+    const three = await fx.billing.listLedger(accountId, { limit: 3 });
     expect(three.map((e) => e.amountMicros)).toEqual([5n * IRT, 4n * IRT, 3n * IRT]);
-    expect((await fx.billing.listLedger(accountId, 50)).map((e) => e.amountMicros)).toHaveLength(5);
+    expect((await fx.billing.listLedger(accountId, { limit: 50 })).map((e) => e.amountMicros)).toHaveLength(
+      5,
+    );
+    // The next page starts strictly after the last entry of the previous one.
+    const last = three.at(-1) as (typeof three)[number];
+    const next = await fx.billing.listLedger(accountId, {
+      limit: 3,
+      before: { createdAt: last.createdAt, id: last.id },
+    });
+    expect(next.map((e) => e.amountMicros)).toEqual([2n * IRT, 1n * IRT]);
+    expect(await fx.billing.listLedger(accountId, { limit: 10, kind: 'charge' })).toEqual([]);
+    expect(await fx.billing.listLedger(accountId, { limit: 10, kind: 'topup' })).toHaveLength(5);
     expect(await fx.billing.balanceOf(accountId)).toBe(15n * IRT);
   });
 });

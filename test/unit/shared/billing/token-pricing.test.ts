@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenCostMicros, tokenHoldMicros } from '../../../../shared/src/billing/token-pricing.ts';
+import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
 import type { ModelPricing } from '../../../../shared/src/catalogue/catalogue.ts';
 
 const pricing: ModelPricing = {
@@ -45,17 +45,5 @@ describe('tokenCostMicros', () => {
 
   it('never counts more cached tokens than input tokens', () => {
     expect(tokenCostMicros(pricing, usage(10, 50, 0))).toBe(tokenCostMicros(pricing, usage(10, 10, 0)));
-  });
-});
-
-describe('tokenHoldMicros', () => {
-  it('holds at least the cost of the largest answer the request allows', () => {
-    const hold = tokenHoldMicros(pricing, 3_000, 500, 128_000);
-    expect(hold).toBeGreaterThanOrEqual(tokenCostMicros(pricing, usage(1_000, 0, 500)));
-  });
-
-  it('bounds the output by the model limit and a default when the request sets none', () => {
-    expect(tokenHoldMicros(pricing, 0, undefined, 100)).toBe(tokenCostMicros(pricing, usage(16, 0, 100)));
-    expect(tokenHoldMicros(pricing, 0, undefined, null)).toBe(tokenCostMicros(pricing, usage(16, 0, 4_096)));
   });
 });

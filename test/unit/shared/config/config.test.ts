@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../../shared/src/config/config.ts';
 
-const minimal = { REDIS_URL: 'redis://127.0.0.1:6390', MONGO_URL: 'mongodb://127.0.0.1:27018' };
+const minimal = { REDIS_URL: 'redis://127.0.0.1:6390' };
 
 function problemsOf(env: Record<string, string | undefined>): readonly string[] {
   try {
@@ -18,7 +18,7 @@ describe('loadConfig', () => {
     const config = loadConfig(minimal);
     expect(config.host).toBe('127.0.0.1');
     expect(config.port).toBe(8080);
-    expect(config.mongo.database).toBe('gateway');
+    expect(config.store).toEqual({ kind: 'sqlite', path: '.local/gateway.db', busyTimeoutMs: 5_000 });
     expect(config.s3).toMatchObject({ bucket: 'gateway-media', forcePathStyle: true, region: 'us-east-1' });
     expect(config.worker.queues).toEqual(['image', 'speech', 'transcription', 'video']);
     expect(config.worker.concurrency).toEqual({ image: 8, speech: 8, transcription: 4, video: 16 });
@@ -40,7 +40,6 @@ describe('loadConfig', () => {
       HOST: '0.0.0.0',
       PORT: '9000',
       LOG_LEVEL: 'debug',
-      MONGO_DB: 'gw_prod',
       S3_ENDPOINT: 'http://127.0.0.1:9001',
       S3_ACCESS_KEY_ID: 'a',
       S3_SECRET_ACCESS_KEY: 'b',
@@ -58,6 +57,22 @@ describe('loadConfig', () => {
     expect(config.worker.queues).toEqual(['video', 'image']);
     expect(config.worker.concurrency.video).toBe(3);
     expect(config.catalogue.path).toBe('/tmp/models.json');
+  });
+
+  it('chooses MongoDB when MONGO_URL is set, else SQLite at SQLITE_PATH', () => {
+    expect(
+      loadConfig({ ...minimal, MONGO_URL: 'mongodb://127.0.0.1:27018', MONGO_DB: 'gw_prod' }).store,
+    ).toEqual({
+      kind: 'mongodb',
+      url: 'mongodb://127.0.0.1:27018',
+      database: 'gw_prod',
+      serverSelectionTimeoutMs: 5_000,
+    });
+    expect(
+      loadConfig({ ...minimal, SQLITE_PATH: '/var/lib/gw/db', SQLITE_BUSY_TIMEOUT_MS: '900' }).store,
+    ).toEqual({ kind: 'sqlite', path: '/var/lib/gw/db', busyTimeoutMs: 900 });
+    expect(problemsOf({ ...minimal, MONGO_URL: 'postgres://x' })[0]).toMatch(/^MONGO_URL /);
+    expect(problemsOf({ ...minimal, SQLITE_BUSY_TIMEOUT_MS: '1' })[0]).toMatch(/^SQLITE_BUSY_TIMEOUT_MS /);
   });
 
   it('treats empty variables as unset', () => {
@@ -78,7 +93,6 @@ describe('loadConfig', () => {
       expect.arrayContaining([
         'PORT must be a whole number',
         'REDIS_URL must be a URL starting with redis:// or rediss://',
-        'MONGO_URL is required',
         'WORKER_QUEUES must list queues among image, speech, transcription, video',
         'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together',
       ]),
@@ -86,7 +100,7 @@ describe('loadConfig', () => {
     expect(problems.some((p) => p.startsWith('LOG_LEVEL '))).toBe(true);
     expect(problems.some((p) => p.startsWith('WORKER_CONCURRENCY_IMAGE '))).toBe(true);
     expect(problems.some((p) => p.startsWith('S3_FORCE_PATH_STYLE '))).toBe(true);
-    expect(problems).toHaveLength(8);
+    expect(problems).toHaveLength(7);
   });
 
   it('rejects out-of-range numbers instead of clamping them', () => {
@@ -107,9 +121,7 @@ describe('loadConfig', () => {
   });
 
   it('formats the whole list in the error message', () => {
-    expect(() => loadConfig({})).toThrow(
-      /Invalid configuration:\n {2}- REDIS_URL is required\n {2}- MONGO_URL is required/,
-    );
+    expect(() => loadConfig({})).toThrow(/Invalid configuration:\n {2}- REDIS_URL is required$/);
   });
 });
 

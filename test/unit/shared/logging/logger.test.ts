@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { installSecretScrubber } from '../../../../shared/src/upstream/secret-scrubber.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
 
 describe('createLogger', () => {
@@ -40,5 +41,28 @@ describe('createLogger', () => {
     const { logger, lines } = captureLogger();
     logger.error({ err: new Error('boom') }, 'failed');
     expect(lines()[0]).toMatchObject({ err: { message: 'boom', type: 'Error' } });
+  });
+
+  it('scrubs configured secrets by value from every part of a line, even for a logger made before', () => {
+    const { logger, lines } = captureLogger();
+    const key = 'abcdefghijklmnopqrstuvwxyzABCDEF';
+    installSecretScrubber({
+      providers: { openai: { baseUrl: 'http://o', apiKey: key } } as never,
+      compatibleUpstreams: {},
+      adminToken: undefined,
+      s3: { secretAccessKey: undefined } as never,
+    });
+    logger.info({ status: 400, detail: { echoed: `key=${key}` } }, `Incorrect API key provided: ${key}`);
+    logger.error({ err: new Error(`upstream said ${encodeURIComponent(key)}`) }, 'request failed');
+    logger.warn('plain line, Bearer sk-proj-0123456789abcdef');
+    const text = JSON.stringify(lines());
+    expect(text).not.toContain(key);
+    expect(text).not.toContain('sk-proj');
+    expect(lines()[0]).toMatchObject({
+      msg: 'Incorrect API key provided: [redacted]',
+      detail: { echoed: 'key=[redacted]' },
+    });
+    expect(lines()[1]).toMatchObject({ err: { message: 'upstream said [redacted]' } });
+    expect(lines()[2]).toMatchObject({ msg: 'plain line, Bearer [redacted]' });
   });
 });

@@ -13,11 +13,12 @@
  * the safety filter removed are simply missing from the answer: the result holds the ones
  * delivered (billing is per delivered image); when every image was removed the prompt is refused.
  */
+
+import { sanitizeUpstreamText } from '../../../upstream/upstream-text.ts';
 import type { UpstreamTarget } from '../../chat-types.ts';
 import { UpstreamProtocolError } from '../../chat-types.ts';
 import type { ImageRequest, ImageResult, MediaHttpRequest } from '../../media-types.ts';
 import { bareModelId, geminiHeaders } from '../api.ts';
-import { scrubMessage } from '../error-message.ts';
 import { UnsupportedFeatureError } from '../errors.ts';
 import { firstIssue } from '../wire-response.ts';
 import { aspectRatioFor, wantsTwoK } from './image-size.ts';
@@ -75,6 +76,6 @@ export function fromImagenResponse(json: unknown): ImageResult {
   });
   if (images.length > 0) return { images };
   const reasons = predictions.flatMap((prediction) => prediction.raiFilteredReason ?? []);
-  const why = reasons.length > 0 ? `: ${scrubMessage(reasons.join(' '))}` : '.';
+  const why = reasons.length > 0 ? `: ${sanitizeUpstreamText(reasons.join(' '))}` : '.';
   throw new UnsupportedFeatureError('prompt', `Imagen's safety filters removed every image${why}`);
 }

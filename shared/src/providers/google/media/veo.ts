@@ -13,11 +13,12 @@
  * with `raiMediaFilteredReasons` is a failed render (filtered), never billed. The key is sent only
  * to the configured API origin: a video address elsewhere is an undocumented answer.
  */
+
+import { sanitizeUpstreamText } from '../../../upstream/upstream-text.ts';
 import type { UpstreamTarget } from '../../chat-types.ts';
 import { UpstreamProtocolError } from '../../chat-types.ts';
 import type { MediaHttpRequest, VideoAdapter, VideoPollState, VideoRequest } from '../../media-types.ts';
 import { geminiHeaders } from '../api.ts';
-import { scrubMessage } from '../error-message.ts';
 import { firstIssue } from '../wire-response.ts';
 import { isOperationName, modelMethodUrl, operationUrl } from './urls.ts';
 import { checkVeoRequest, veoRulesFor } from './veo-models.ts';
@@ -37,13 +38,13 @@ export function toVeoBody(request: VideoRequest, nativeModel: string): Record<st
 
 function failedRender(operation: VeoOperation): VideoPollState | undefined {
   if (operation.error) {
-    const message = operation.error.message ? scrubMessage(operation.error.message) : '';
+    const message = operation.error.message ? sanitizeUpstreamText(operation.error.message) : '';
     return { state: 'failed', message: message ? `Veo: ${message}` : 'Veo: the render failed.' };
   }
   const answer = operation.response?.generateVideoResponse;
   const reasons = answer?.raiMediaFilteredReasons ?? [];
   if (reasons.length > 0 || (answer?.raiMediaFilteredCount ?? 0) > 0) {
-    const why = reasons.length > 0 ? `: ${scrubMessage(reasons.join(' '))}` : '.';
+    const why = reasons.length > 0 ? `: ${sanitizeUpstreamText(reasons.join(' '))}` : '.';
     return { state: 'failed', message: `Veo's safety filters removed the video${why}` };
   }
   return undefined;

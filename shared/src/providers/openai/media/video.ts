@@ -16,9 +16,10 @@
  * only. Because `polled` sees only the job, the download address it reports is the path
  * `/videos/{id}/content`, which `download` resolves against the configured base URL.
  */
+
+import { sanitizeUpstreamText } from '../../../upstream/upstream-text.ts';
 import { UnsupportedFeatureError, UpstreamProtocolError, type UpstreamTarget } from '../../chat-types.ts';
 import type { MediaHttpRequest, VideoAdapter, VideoPollState, VideoRequest } from '../../media-types.ts';
-import { sanitizeUpstreamText } from '../../openai-compatible/error-message.ts';
 import { bearerHeaders, mediaUrl } from './api.ts';
 import { type WireVideo, wireVideoSchema } from './wire-schemas.ts';
 

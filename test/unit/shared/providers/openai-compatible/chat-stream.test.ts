@@ -246,7 +246,7 @@ describe('stream errors', () => {
     const error = failure(
       data({ error: { message: 'Key sk-abc123456 failed at https://internal.example.com/x', code: 500 } }),
     );
-    expect(error.message).toBe('Key [redacted] failed at [redacted]');
+    expect(error.message).toBe('Key [redacted] failed at [url]');
   });
 
   it('treats Mistral finish_reason error as a stream failure and a non-JSON event as a protocol error', () => {

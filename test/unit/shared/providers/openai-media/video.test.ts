@@ -118,7 +118,7 @@ describe('OpenAI video poll', () => {
     const leaky = { code: 'x', message: 'Upload to https://internal.example/bucket failed' };
     expect(openaiVideoAdapter.polled(soraVideo('failed', { error: leaky }))).toEqual({
       state: 'failed',
-      message: 'Upload to [redacted] failed',
+      message: 'Upload to [url] failed',
     });
     expect(openaiVideoAdapter.polled(soraVideo('failed'))).toEqual({
       state: 'failed',

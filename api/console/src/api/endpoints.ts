@@ -1,0 +1,136 @@
+/** One function per `/console/api` endpoint of docs/console.md. */
+import { consoleApi, consoleFetch } from './client.ts';
+import type {
+  Account,
+  AccountPage,
+  ApiKey,
+  CreatedAccount,
+  CreatedKey,
+  FailedJob,
+  Invitation,
+  KeySettings,
+  LedgerPage,
+  Model,
+  Overview,
+  QueueCounts,
+  Session,
+  UsageReport,
+  Video,
+} from './types.ts';
+
+type List<T> = { readonly data: readonly T[] };
+
+// ---- sessions
+
+export const getSession = () => consoleApi<Session>('GET', '/session', { expectUnauthorized: true });
+
+export const signIn = (email: string, password: string) =>
+  consoleApi<Session>('POST', '/session', { body: { email, password }, expectUnauthorized: true });
+
+export const operatorSignIn = (token: string) =>
+  consoleApi<Session>('POST', '/operator-session', { body: { token }, expectUnauthorized: true });
+
+export const signOut = () => consoleApi<void>('DELETE', '/session', { expectUnauthorized: true });
+
+export const signOutEverywhere = () => consoleApi<void>('DELETE', '/sessions', { expectUnauthorized: true });
+
+export const setPassword = (token: string, password: string) =>
+  consoleApi<Session>('POST', '/password/set', { body: { token, password }, expectUnauthorized: true });
+
+export const changePassword = (currentPassword: string, newPassword: string) =>
+  consoleApi<void>('PUT', '/password', {
+    body: { current_password: currentPassword, new_password: newPassword },
+  });
+
+// ---- account holder
+
+export const getOverview = (days: number, signal?: AbortSignal) =>
+  consoleApi<Overview>('GET', '/overview', { query: { days }, signal });
+
+export const listKeys = async (signal?: AbortSignal) =>
+  (await consoleApi<List<ApiKey>>('GET', '/keys', { signal })).data;
+
+export const createKey = (settings: KeySettings) =>
+  consoleApi<CreatedKey>('POST', '/keys', { body: settings });
+
+export const updateKey = (id: string, settings: KeySettings) =>
+  consoleApi<ApiKey>('PATCH', `/keys/${encodeURIComponent(id)}`, { body: settings });
+
+export const deleteKey = (id: string) => consoleApi<void>('DELETE', `/keys/${encodeURIComponent(id)}`);
+
+export interface UsageQuery {
+  readonly from?: string;
+  readonly to?: string;
+  readonly model?: string;
+}
+
+export const getUsage = (query: UsageQuery, signal?: AbortSignal) =>
+  consoleApi<UsageReport>('GET', '/usage', { query: { ...query }, signal });
+
+/** The usage rows as a CSV file (a Blob to save). */
+export async function usageCsv(query: UsageQuery, accountId?: string): Promise<Blob> {
+  const path = accountId === undefined ? '/usage' : `/accounts/${encodeURIComponent(accountId)}/usage`;
+  const response = await consoleFetch('GET', path, {
+    query: { ...query, format: 'csv' },
+    headers: { accept: 'text/csv' },
+  });
+  return response.blob();
+}
+
+export const getLedger = (query: { limit: number; before?: string }, signal?: AbortSignal) =>
+  consoleApi<LedgerPage>('GET', '/ledger', { query, signal });
+
+export const listModels = async (signal?: AbortSignal) =>
+  (await consoleApi<List<Model>>('GET', '/models', { signal, expectUnauthorized: true })).data;
+
+export const listVideos = async (signal?: AbortSignal) =>
+  (await consoleApi<List<Video>>('GET', '/videos', { signal })).data;
+
+// ---- operator
+
+export const searchAccounts = (query: { q?: string; limit: number; cursor?: string }, signal?: AbortSignal) =>
+  consoleApi<AccountPage>('GET', '/accounts', { query, signal });
+
+export const getAccount = (id: string, signal?: AbortSignal) =>
+  consoleApi<Account>('GET', `/accounts/${encodeURIComponent(id)}`, { signal });
+
+export const createAccount = (email: string, name: string | undefined) =>
+  consoleApi<CreatedAccount>('POST', '/accounts', { body: name ? { email, name } : { email } });
+
+export const setAccountStatus = (id: string, status: 'active' | 'inactive') =>
+  consoleApi<Account>('PATCH', `/accounts/${encodeURIComponent(id)}`, { body: { status } });
+
+export const topUp = (id: string, amount: number, reference: string) =>
+  consoleApi<{ balance: number }>('POST', `/accounts/${encodeURIComponent(id)}/topups`, {
+    body: { amount, reference },
+  });
+
+export const createInvitation = (id: string, purpose: 'invite' | 'reset') =>
+  consoleApi<Invitation>('POST', `/accounts/${encodeURIComponent(id)}/invitations`, { body: { purpose } });
+
+export const accountKeys = async (id: string, signal?: AbortSignal) =>
+  (await consoleApi<List<ApiKey>>('GET', `/accounts/${encodeURIComponent(id)}/keys`, { signal })).data;
+
+export const accountLedger = (id: string, query: { limit: number; before?: string }, signal?: AbortSignal) =>
+  consoleApi<LedgerPage>('GET', `/accounts/${encodeURIComponent(id)}/ledger`, { query, signal });
+
+export const accountUsage = (id: string, query: UsageQuery, signal?: AbortSignal) =>
+  consoleApi<UsageReport>('GET', `/accounts/${encodeURIComponent(id)}/usage`, {
+    query: { ...query },
+    signal,
+  });
+
+export const listQueues = async (signal?: AbortSignal) =>
+  (await consoleApi<List<QueueCounts>>('GET', '/queues', { signal })).data;
+
+export const failedJobs = async (queue: string, signal?: AbortSignal) =>
+  (await consoleApi<List<FailedJob>>('GET', `/queues/${encodeURIComponent(queue)}/failed`, { signal })).data;
+
+export const retryJob = (queue: string, jobId: string) =>
+  consoleApi<void>('POST', `/queues/${encodeURIComponent(queue)}/failed/${encodeURIComponent(jobId)}/retry`);
+
+export const discardJob = (queue: string, jobId: string) =>
+  consoleApi<void>(
+    'POST',
+    `/queues/${encodeURIComponent(queue)}/failed/${encodeURIComponent(jobId)}/discard`,
+  );

@@ -1,0 +1,201 @@
+/** Shapes of the `/console/api` answers (docs/console.md). Amounts are Toman numbers. */
+
+export type Role = 'holder' | 'operator';
+
+export interface Account {
+  readonly id: string;
+  readonly email: string;
+  readonly name: string | null;
+  readonly status: 'active' | 'inactive';
+  readonly balance?: number;
+  readonly created_at?: string;
+}
+
+export interface Session {
+  readonly role: Role;
+  readonly account?: Account;
+  readonly csrf_token: string;
+}
+
+export type KeyState = 'active' | 'disabled' | 'expired' | 'deleted';
+
+export interface ApiKey {
+  readonly id: string;
+  readonly name: string;
+  readonly last4: string;
+  readonly state: KeyState;
+  readonly rate_limit: number;
+  readonly monthly_cap: number | null;
+  readonly allowed_ips: readonly string[];
+  readonly allowed_models: readonly string[] | null;
+  readonly identity_injection: boolean;
+  readonly expires_at: string | null;
+  readonly active: boolean;
+  readonly created_at: string;
+  readonly updated_at?: string;
+  /** This month's spend (Toman). */
+  readonly spent_this_month: number;
+  readonly last_used_at?: string | null;
+}
+
+export interface CreatedKey extends ApiKey {
+  /** The full key, shown this once. */
+  readonly key: string;
+}
+
+/** The settings a holder sends when creating or editing a key (the spec's per-key settings). */
+export interface KeySettings {
+  name?: string;
+  rate_limit?: number;
+  monthly_cap?: number | null;
+  allowed_ips?: string[];
+  allowed_models?: string[] | null;
+  identity_injection?: boolean;
+  expires_at?: string | null;
+  active?: boolean;
+}
+
+export interface DailyCost {
+  readonly date: string;
+  readonly model: string;
+  readonly cost: number;
+  readonly requests?: number;
+}
+
+export interface TopKey {
+  readonly id: string;
+  readonly name: string;
+  readonly last4: string;
+  readonly spent: number;
+}
+
+export interface Overview {
+  readonly currency: 'IRT';
+  readonly balance: number;
+  readonly min_required: number;
+  /** The billing month, `YYYY-MM`. */
+  readonly month: string;
+  readonly spent_this_month: number;
+  /** The billing days the daily rows cover, inclusive (`to` is today in the billing zone). */
+  readonly from: string;
+  readonly to: string;
+  readonly daily: readonly UsageRow[];
+  readonly top_keys: readonly TopKey[];
+}
+
+export interface UsageRow {
+  readonly date: string;
+  readonly model: string;
+  readonly requests: number;
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cost: number;
+}
+
+export interface UsageTotals {
+  readonly requests: number;
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cost: number;
+}
+
+export interface UsageReport {
+  readonly from: string;
+  readonly to: string;
+  readonly data: readonly UsageRow[];
+  readonly totals: UsageTotals;
+}
+
+export interface LedgerEntry {
+  readonly id: string;
+  readonly kind: 'charge' | 'topup' | 'adjustment';
+  readonly amount: number;
+  readonly model: string | null;
+  readonly key_id: string | null;
+  readonly reference: string | null;
+  readonly created_at: string;
+  readonly state?: 'pending' | 'applied';
+  /** Token counts of a charge. */
+  readonly requests?: number | null;
+  readonly input_tokens?: number | null;
+  readonly output_tokens?: number | null;
+}
+
+export interface LedgerPage {
+  readonly data: readonly LedgerEntry[];
+  readonly next: string | null;
+}
+
+export interface Pricing {
+  readonly currency: string;
+  readonly unit: string;
+  readonly input: number;
+  readonly output: number | null;
+  readonly cached_input: number | null;
+}
+
+export type ModelType = 'chat' | 'embedding' | 'image' | 'tts' | 'stt' | 'video' | 'sound';
+
+export interface Model {
+  readonly id: string;
+  readonly name?: string;
+  readonly type?: ModelType;
+  readonly owned_by: string;
+  readonly context_window?: number | null;
+  readonly max_output_tokens?: number | null;
+  readonly capabilities?: readonly string[];
+  readonly pricing?: Pricing;
+}
+
+export interface Video {
+  readonly id: string;
+  readonly model: string;
+  readonly status: 'queued' | 'in_progress' | 'completed' | 'failed';
+  readonly progress?: number;
+  readonly prompt?: string;
+  readonly seconds?: number;
+  readonly aspect_ratio?: string;
+  readonly url?: string;
+  readonly error?: { readonly message: string } | null;
+  readonly service?: { readonly cost: number; readonly currency: string } | null;
+  readonly created_at?: string | number;
+  readonly completed_at?: string | number | null;
+  readonly expires_at?: string | number | null;
+}
+
+export interface AccountPage {
+  readonly data: readonly Account[];
+  readonly next: string | null;
+}
+
+export interface CreatedAccount {
+  readonly account: Account;
+  readonly invitation: Invitation;
+}
+
+export interface Invitation {
+  readonly url: string;
+  readonly expires_at: string;
+  readonly purpose?: 'invite' | 'reset';
+}
+
+export interface QueueCounts {
+  readonly name: string;
+  readonly waiting: number;
+  readonly active: number;
+  readonly delayed: number;
+  readonly failed: number;
+  readonly completed?: number;
+}
+
+export interface FailedJob {
+  readonly id: string;
+  readonly name: string;
+  /** The media job the queue job ran. */
+  readonly media_job_id: string | null;
+  readonly attempts_made: number;
+  readonly failed_reason: string;
+  readonly stacktrace: string | null;
+  readonly created_at: string;
+  readonly failed_at: string | null;
+}

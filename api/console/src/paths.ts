@@ -1,0 +1,24 @@
+/** Every client route of the console (served under `/console/` by the api). */
+export const BASE = '/console';
+
+export const paths = {
+  signIn: `${BASE}/sign-in`,
+  invite: `${BASE}/invite`,
+  reset: `${BASE}/reset`,
+  overview: `${BASE}/overview`,
+  keys: `${BASE}/keys`,
+  usage: `${BASE}/usage`,
+  wallet: `${BASE}/wallet`,
+  models: `${BASE}/models`,
+  playground: `${BASE}/playground`,
+  media: `${BASE}/media`,
+  account: `${BASE}/account`,
+  operatorAccounts: `${BASE}/operator/accounts`,
+  operatorQueues: `${BASE}/operator/queues`,
+} as const;
+
+export const operatorAccount = (id: string) => `${paths.operatorAccounts}/${encodeURIComponent(id)}`;
+
+export function homeOf(role: 'holder' | 'operator'): string {
+  return role === 'operator' ? paths.operatorAccounts : paths.overview;
+}

@@ -1,0 +1,130 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { ChainableCommander } from 'ioredis';
+import type { Redis } from '../../../shared/src/redis/redis.ts';
+
+/** Who a console session belongs to. */
+export type ConsoleRole = 'holder' | 'operator';
+
+/** A console session as kept in Redis. */
+export interface ConsoleSession {
+  readonly role: ConsoleRole;
+  /** The holder's account; null for an operator. */
+  readonly accountId: string | null;
+  /** The value every state-changing call must send as `X-CSRF-Token`. */
+  readonly csrfToken: string;
+  /** Epoch ms. */
+  readonly createdAt: number;
+  /** Epoch ms: the session ends then, however active (docs/console.md: at most 30 days). */
+  readonly expiresAt: number;
+  /** Operators: the SHA-256 of the ADMIN_TOKEN signed in with; a rotated token ends the session. */
+  readonly operatorTokenDigest: string | null;
+}
+
+export interface SessionStoreOptions {
+  readonly redis: Redis;
+  /** `<QUEUE_PREFIX>:console:` */
+  readonly keyPrefix: string;
+  /** A session unused this long ends (sliding; 12 hours). */
+  readonly idleMs: number;
+  /** A session ends this long after sign-in whatever happens (30 days). */
+  readonly maxAgeMs: number;
+  readonly clock: () => Date;
+}
+
+/**
+ * Console sessions in Redis: `<prefix>session:<sha256(token)>` holds the session (the token itself,
+ * which the cookie carries, is never stored), with a TTL renewed by every use; each account's
+ * sessions are also listed in `<prefix>account-sessions:<account id>` so that all of them can end.
+ */
+export interface SessionStore {
+  /** Opens a session; answers the token for the cookie. */
+  create(input: Pick<ConsoleSession, 'role' | 'accountId' | 'operatorTokenDigest'>): Promise<{
+    token: string;
+    session: ConsoleSession;
+  }>;
+  /** The live session of a token (renewing its idle time), or null. */
+  find(token: string): Promise<ConsoleSession | null>;
+  /** Ends one session. */
+  end(token: string): Promise<void>;
+  /** Ends every session of an account, except the one of `keepToken` when given. */
+  endAllOf(accountId: string, keepToken?: string): Promise<void>;
+}
+
+const TOKEN_BYTES = 32;
+
+export function createSessionStore(options: SessionStoreOptions): SessionStore {
+  const { redis, keyPrefix, idleMs, maxAgeMs, clock } = options;
+  const sessionKey = (digest: string) => `${keyPrefix}session:${digest}`;
+  const accountKey = (accountId: string) => `${keyPrefix}account-sessions:${accountId}`;
+
+  return {
+    async create(input) {
+      const token = randomBytes(TOKEN_BYTES).toString('base64url');
+      const now = clock().getTime();
+      const session: ConsoleSession = {
+        ...input,
+        csrfToken: randomBytes(TOKEN_BYTES).toString('base64url'),
+        createdAt: now,
+        expiresAt: now + maxAgeMs,
+      };
+      const digest = digestOf(token);
+      const write = redis.multi().set(sessionKey(digest), JSON.stringify(session), 'PX', idleMs);
+      if (session.accountId !== null) {
+        write.sadd(accountKey(session.accountId), digest).pexpire(accountKey(session.accountId), maxAgeMs);
+      }
+      await execAll(write);
+      return { token, session };
+    },
+
+    async find(token) {
+      if (token === '' || token.length > 128) return null;
+      const digest = digestOf(token);
+      // GETEX renews the idle time in the same command; the absolute end is checked here.
+      const stored = await redis.getex(sessionKey(digest), 'PX', idleMs);
+      if (stored === null) return null;
+      const session = JSON.parse(stored) as ConsoleSession;
+      if (clock().getTime() < session.expiresAt) return session;
+      await forget(digest, session.accountId);
+      return null;
+    },
+
+    async end(token) {
+      const digest = digestOf(token);
+      const stored = await redis.get(sessionKey(digest));
+      const accountId = stored === null ? null : (JSON.parse(stored) as ConsoleSession).accountId;
+      await forget(digest, accountId);
+    },
+
+    async endAllOf(accountId, keepToken) {
+      const keep = keepToken === undefined ? undefined : digestOf(keepToken);
+      const digests = await redis.smembers(accountKey(accountId));
+      const ending = digests.filter((digest) => digest !== keep);
+      if (ending.length === 0) return;
+      await execAll(
+        redis
+          .multi()
+          .del(...ending.map(sessionKey))
+          .srem(accountKey(accountId), ...ending),
+      );
+    },
+  };
+
+  async function forget(digest: string, accountId: string | null): Promise<void> {
+    const write = redis.multi().del(sessionKey(digest));
+    if (accountId !== null) write.srem(accountKey(accountId), digest);
+    await execAll(write);
+  }
+}
+
+/** Runs a MULTI and throws the first command's error (ioredis reports them per command). */
+export async function execAll(multi: ChainableCommander): Promise<unknown[]> {
+  const results = (await multi.exec()) ?? [];
+  const failed = results.find(([err]) => err !== null);
+  if (failed !== undefined) throw failed[0];
+  return results.map(([, value]) => value);
+}
+
+/** SHA-256 of a secret token, hex: what Redis and the store keep instead of the token. */
+export function digestOf(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

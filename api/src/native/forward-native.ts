@@ -1,0 +1,96 @@
+import { errors } from '../../../shared/src/errors/app-error.ts';
+import { scrubSecrets } from '../../../shared/src/upstream/secret-scrubber.ts';
+import {
+  type ForwardRequest,
+  type UpstreamClient,
+  type UpstreamResponse,
+  UpstreamTransportError,
+} from '../../../shared/src/upstream/upstream-client.ts';
+import type { NativeTarget } from './native-targets.ts';
+
+/** Largest provider error body passed through to the client. */
+const MAX_REJECTION_BYTES = 64 * 1024;
+/** `Retry-After` of the 503 when no route answered. */
+const NO_ROUTE_RETRY_AFTER_SECONDS = 5;
+
+/** A native request over a model's routes: how to address each one, and how a provider refuses. */
+export interface NativeCall {
+  readonly targets: readonly NativeTarget[];
+  /** The upstream request for one route (its URL, credential headers and body). */
+  request(target: NativeTarget): ForwardRequest;
+  /** Whether a refusal is the provider rejecting the gateway's own credential (never the client's). */
+  isCredentialRejection(status: number): boolean;
+  /** Aborted when the client goes away: the upstream call is cancelled. */
+  readonly signal: AbortSignal;
+}
+
+/** A route answered 2xx: its body is still streaming. */
+export interface NativeAnswer {
+  readonly kind: 'answer';
+  readonly target: NativeTarget;
+  readonly response: UpstreamResponse;
+}
+
+/** The provider refused the request itself (a 4xx of its own): passed through in its own format. */
+export interface NativeRejection {
+  readonly kind: 'rejection';
+  readonly status: number;
+  readonly contentType: string;
+  /** The provider's error body, with the gateway's credentials and other held secrets scrubbed. */
+  readonly body: string;
+}
+
+/**
+ * Sends a native request on its model's routes in order until one answers 2xx. A 429, a 5xx, a
+ * timeout or a refused gateway credential moves on to the next route before anything reaches the
+ * client; any other 4xx is the provider judging the request, passed through (another route would
+ * judge it alike). When every route failed: 429 `rate_limit_error` if all were rate limited, else
+ * 503 `upstream_error` (no healthy route).
+ */
+export async function forwardNative(
+  client: UpstreamClient,
+  call: NativeCall,
+): Promise<NativeAnswer | NativeRejection> {
+  const statuses: Array<number | null> = [];
+  for (const target of call.targets) {
+    let response: UpstreamResponse;
+    try {
+      response = await client.forward(call.request(target), call.signal);
+    } catch (err) {
+      if (err instanceof UpstreamTransportError && err.failure !== 'aborted') {
+        statuses.push(null);
+        continue;
+      }
+      throw err;
+    }
+    if (response.status >= 200 && response.status < 300) return { kind: 'answer', target, response };
+    const retryable =
+      response.status === 429 || response.status >= 500 || call.isCredentialRejection(response.status);
+    if (retryable) {
+      await response.body.dump().catch(() => undefined);
+      statuses.push(response.status);
+      continue;
+    }
+    return rejectionOf(response);
+  }
+  if (statuses.length > 0 && statuses.every((status) => status === 429)) {
+    throw errors.upstreamRateLimited();
+  }
+  throw errors.noHealthyRoute(NO_ROUTE_RETRY_AFTER_SECONDS);
+}
+
+async function rejectionOf(response: UpstreamResponse): Promise<NativeRejection> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    if (size < MAX_REJECTION_BYTES) chunks.push(chunk.subarray(0, MAX_REJECTION_BYTES - size));
+    size += chunk.byteLength;
+  }
+  const contentType = response.headers['content-type'];
+  return {
+    kind: 'rejection',
+    status: response.status,
+    contentType: typeof contentType === 'string' ? contentType : 'application/json',
+    body: scrubSecrets(Buffer.concat(chunks).toString('utf8')),
+  };
+}

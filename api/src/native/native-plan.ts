@@ -1,0 +1,55 @@
+import type { FastifyRequest } from 'fastify';
+import { chatHoldMicros } from '../../../shared/src/billing/hold-estimate.ts';
+import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
+import type { AdmittedRequest } from '../admission/admission-context.ts';
+
+/**
+ * Reads what a native request asks for once per request, though admission (model, hold) and the
+ * handler each need it: the first call computes it from the request, later calls get the same
+ * answer, or the same error thrown again. Admission's callbacks see `undefined` for a request the
+ * plan refuses: it is counted, then the handler answers the refusal (a 400 or 404 of its own).
+ */
+export function planCache<P>(plan: (request: Pick<FastifyRequest, 'body' | 'params' | 'query'>) => P) {
+  const plans = new WeakMap<object, { plan: P } | { error: unknown }>();
+  const of = (
+    request: Pick<FastifyRequest, 'body' | 'params' | 'query'>,
+  ): { plan: P } | { error: unknown } => {
+    const cacheKey = request.body as object;
+    const cached = plans.get(cacheKey);
+    if (cached !== undefined) return cached;
+    let entry: { plan: P } | { error: unknown };
+    try {
+      entry = { plan: plan(request) };
+    } catch (error) {
+      entry = { error };
+    }
+    plans.set(cacheKey, entry);
+    return entry;
+  };
+  return {
+    /** The plan, or the refusal thrown (the handler's view). */
+    require(request: Pick<FastifyRequest, 'body' | 'params' | 'query'>): P {
+      const entry = of(request);
+      if ('error' in entry) throw entry.error;
+      return entry.plan;
+    },
+    /** The plan, or undefined when the request is refused (admission's view). */
+    peek(request: AdmittedRequest & { params?: unknown }): P | undefined {
+      const entry = of({ body: request.body, query: request.query, params: request.params });
+      return 'plan' in entry ? entry.plan : undefined;
+    },
+  };
+}
+
+/**
+ * The hold of a native token call (docs/native.md, "Holds"): the body's bytes as its input (a
+ * bound: markup and base64 media count too, capped by the context window) at the input price,
+ * plus its stated output bound, else the default allowance, capped by the model's output limit.
+ */
+export function nativeTokenHoldMicros(
+  model: CatalogueModel,
+  bodyBytes: number,
+  maxOutputTokens: number | undefined,
+): bigint {
+  return chatHoldMicros(model, { inputBytes: bodyBytes, imageParts: 0, maxOutputTokens, choices: 1 });
+}

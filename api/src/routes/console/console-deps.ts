@@ -1,0 +1,19 @@
+import type { Accounts } from '../../../../shared/src/accounts/accounts.ts';
+import type { Billing } from '../../../../shared/src/billing/billing.ts';
+import type { Catalogue } from '../../../../shared/src/catalogue/catalogue.ts';
+import type { Config } from '../../../../shared/src/config/config.ts';
+import type { ConsoleServices } from '../../console/console-services.ts';
+import type { MediaDeps } from '../../media/run-sync-job.ts';
+
+/** Where the console's endpoints live (docs/console.md). */
+export const CONSOLE_API_PREFIX = '/console/api';
+
+/** What every console route plugin is registered with (built from the app's dependencies). */
+export interface ConsoleDeps {
+  readonly config: Pick<Config, 'adminToken' | 'publicBaseUrl' | 'billing' | 'media'>;
+  readonly catalogue: Catalogue;
+  readonly accounts: Accounts;
+  readonly billing: Billing;
+  readonly media: Pick<MediaDeps, 'jobs' | 'storage' | 'queues'>;
+  readonly console: ConsoleServices;
+}

@@ -1,0 +1,56 @@
+import { AppError } from '../../../shared/src/errors/app-error.ts';
+import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
+import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
+import type { MediaStorage, StoredObject } from '../../../shared/src/media-jobs/media-storage.ts';
+
+export interface AccountVideosDeps {
+  readonly jobs: Pick<MediaJobsRepository, 'listOwned' | 'findOwned'>;
+  readonly storage: Pick<MediaStorage, 'read'>;
+  /** How long a finished video stays downloadable (`VIDEO_RETENTION_DAYS`). */
+  readonly retentionMs: number;
+  readonly clock: () => Date;
+}
+
+/** The most videos the console lists (newest first). */
+export const VIDEOS_LISTED = 100;
+
+/**
+ * The account's videos while retained, newest first: rendering ones, finished ones until their
+ * `expires_at`, failed ones for as long as a finished one would have stayed.
+ */
+export async function listRetainedVideos(
+  deps: AccountVideosDeps,
+  input: { accountId: string },
+): Promise<MediaJob[]> {
+  const now = deps.clock().getTime();
+  const jobs = await deps.jobs.listOwned(input.accountId, 'video', VIDEOS_LISTED);
+  return jobs.filter((job) => (job.expiresAt?.getTime() ?? job.createdAt.getTime() + deps.retentionMs) > now);
+}
+
+/** A video's MP4 (or the byte range asked for), or a range outside it (with the size). */
+export type VideoContent = StoredObject | { unsatisfiable: true; sizeBytes: number };
+
+/**
+ * The MP4 of one of the account's finished videos (a byte range of it with `range`). Anyone else's
+ * video, or one not ready or expired, is a 404 `video_not_found`; 'unsatisfiable' for a range
+ * outside it (with the size, for `Content-Range`).
+ */
+export async function readVideoContent(
+  deps: Pick<AccountVideosDeps, 'jobs' | 'storage'>,
+  input: { accountId: string; videoId: string; range?: string },
+): Promise<VideoContent> {
+  const job = await deps.jobs.findOwned(input.videoId, input.accountId, 'video');
+  if (job === null) throw videoNotFound(input.videoId, 'does not exist');
+  if (job.result?.kind !== 'video' || !['completed', 'delivered'].includes(job.status)) {
+    throw videoNotFound(job.id, 'is not ready');
+  }
+  const stored = await deps.storage.read(job.result.key, input.range);
+  if (stored === 'unsatisfiable') return { unsatisfiable: true, sizeBytes: job.result.sizeBytes };
+  if (stored === null) throw videoNotFound(job.id, 'has expired');
+  return stored;
+}
+
+/** 404 `video_not_found`: `why` says whether it does not exist (for this account), is not ready, or expired. */
+export function videoNotFound(id: string, why: string): AppError {
+  return new AppError(404, 'invalid_request_error', 'video_not_found', `The video ${id} ${why}.`);
+}

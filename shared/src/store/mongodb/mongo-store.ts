@@ -1,0 +1,43 @@
+import type { Logger } from '../../logging/logger.ts';
+import type { Store } from '../store.ts';
+import { createMongoAccountsRepository } from './accounts.mongo.ts';
+import { createMongoApiKeysRepository } from './api-keys.mongo.ts';
+import { connectMongo, ensureIndexes, type MongoOptions } from './connect.ts';
+import { createMongoCredentialsRepository } from './credentials.mongo.ts';
+import { createMongoMediaJobsRepository } from './media-jobs.mongo.ts';
+import { createMongoMoneyStore } from './money/money.mongo.ts';
+
+/** Connects to MongoDB, creates the declared indexes, and serves every aggregate from one database. */
+export async function openMongoStore(
+  options: MongoOptions,
+  deps: { logger: Logger; clock?: () => Date },
+): Promise<Store> {
+  const mongo = await connectMongo(options);
+  try {
+    await ensureIndexes(mongo.db);
+  } catch (err) {
+    await mongo.client.close();
+    throw err;
+  }
+  const { db } = mongo;
+  return {
+    kind: 'mongodb',
+    location: `${hostsOf(options.url)}/${options.database}`,
+    accounts: createMongoAccountsRepository(db),
+    keys: createMongoApiKeysRepository(db),
+    credentials: createMongoCredentialsRepository(db),
+    money: createMongoMoneyStore(db, deps),
+    mediaJobs: createMongoMediaJobsRepository(db),
+    async ping() {
+      await db.command({ ping: 1 });
+    },
+    close: () => mongo.client.close(),
+  };
+}
+
+/** The hosts of a connection string, without credentials or options (for logs). */
+function hostsOf(url: string): string {
+  const afterScheme = url.replace(/^mongodb(\+srv)?:\/\//, '');
+  const hosts = afterScheme.split('/')[0] ?? '';
+  return hosts.includes('@') ? hosts.slice(hosts.lastIndexOf('@') + 1) : hosts;
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
+import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
+import type { ApiKeysRepository } from '../../../../shared/src/accounts/api-keys.repository.ts';
+import type { CredentialsRepository } from '../../../../shared/src/accounts/credentials.repository.ts';
+import type { MediaJobsRepository } from '../../../../shared/src/media-jobs/media-jobs.repository.ts';
+import { createMongoAccountsRepository } from '../../../../shared/src/store/mongodb/accounts.mongo.ts';
+import { createMongoApiKeysRepository } from '../../../../shared/src/store/mongodb/api-keys.mongo.ts';
+import { connectMongo, ensureIndexes } from '../../../../shared/src/store/mongodb/connect.ts';
+import { createMongoCredentialsRepository } from '../../../../shared/src/store/mongodb/credentials.mongo.ts';
+import { createMongoMediaJobsRepository } from '../../../../shared/src/store/mongodb/media-jobs.mongo.ts';
+import { createSqliteAccountsRepository } from '../../../../shared/src/store/sqlite/accounts.sqlite.ts';
+import { createSqliteApiKeysRepository } from '../../../../shared/src/store/sqlite/api-keys.sqlite.ts';
+import { createSqliteCredentialsRepository } from '../../../../shared/src/store/sqlite/credentials.sqlite.ts';
+import { openSqlite } from '../../../../shared/src/store/sqlite/database.ts';
+import { createSqliteMediaJobsRepository } from '../../../../shared/src/store/sqlite/media-jobs.sqlite.ts';
+import type { StoreKind } from '../../../../shared/src/store/store.ts';
+import '../../../setup/stack-endpoints.ts';
+
+/** Every store implementation; each contract test file runs once per kind. */
+export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'mongodb'];
+
+/**
+ * jongodb, the MongoDB-wire server of the local test stack, does not apply a conditional
+ * findOneAndUpdate atomically: of two concurrent ones on one document both may match and both
+ * answer the document (MongoDB itself guarantees one). Race tests of conditional updates skip it.
+ */
+export const JONGODB_RACES =
+  'jongodb lets two concurrent conditional findOneAndUpdate win; run with TEST_STACK=containers';
+
+/** The repositories of one connection to a store. */
+export interface StoreRepositories {
+  readonly kind: StoreKind;
+  readonly accounts: AccountsRepository;
+  readonly keys: ApiKeysRepository;
+  readonly credentials: CredentialsRepository;
+  readonly mediaJobs: MediaJobsRepository;
+}
+
+/** A fresh, empty store for one test file. */
+export interface StoreUnderTest extends StoreRepositories {
+  /** Where the data is: the SQLite file, or the MongoDB database name. */
+  readonly location: string;
+  /** What serves it: jongodb is told apart from MongoDB for its known gaps (JONGODB_RACES). */
+  readonly server: 'sqlite' | 'mongodb' | 'jongodb';
+  /**
+   * Another connection to the same data, as another process of the host (SQLite) or another
+   * replica (MongoDB) has; closed with the store.
+   */
+  connectAgain(): Promise<StoreRepositories>;
+  /** Closes every connection and removes the data. */
+  close(): Promise<void>;
+}
+
+/** Opens a fresh store of this kind: a new SQLite file in a temporary folder, or a new database. */
+export async function openStoreUnderTest(kind: StoreKind): Promise<StoreUnderTest> {
+  return kind === 'sqlite' ? openSqliteStore() : openMongoStore();
+}
+
+/**
+ * Runs `tests` once per store kind, each time in its own `describe` with a fresh store opened before
+ * the tests and closed after them. `store()` answers the open store (only inside tests and hooks).
+ */
+export function describeEachStore(
+  name: string,
+  tests: (store: () => StoreUnderTest, kind: StoreKind) => void,
+): void {
+  describe.each(STORE_KINDS)(`${name} (%s)`, (kind) => {
+    let opened: StoreUnderTest | undefined;
+    beforeAll(async () => {
+      opened = await openStoreUnderTest(kind);
+    });
+    afterAll(async () => {
+      await opened?.close();
+    });
+    tests(() => {
+      if (opened === undefined) throw new Error(`the ${kind} store is not open (used outside a test?)`);
+      return opened;
+    }, kind);
+  });
+}
+
+async function openSqliteStore(): Promise<StoreUnderTest> {
+  const folder = await mkdtemp(join(tmpdir(), 'gateway-store-'));
+  const path = join(folder, 'gateway.db');
+  const connect = () => {
+    const db = openSqlite({ path, busyTimeoutMs: 5000 });
+    const repositories: StoreRepositories = {
+      kind: 'sqlite',
+      accounts: createSqliteAccountsRepository(db),
+      keys: createSqliteApiKeysRepository(db),
+      credentials: createSqliteCredentialsRepository(db),
+      mediaJobs: createSqliteMediaJobsRepository(db),
+    };
+    return { db, repositories };
+  };
+  const first = connect();
+  const others: Array<{ close(): void }> = [];
+  return {
+    ...first.repositories,
+    location: path,
+    server: 'sqlite',
+    async connectAgain() {
+      const other = connect();
+      others.push(other.db);
+      return other.repositories;
+    },
+    async close() {
+      for (const db of [...others, first.db]) db.close();
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+async function openMongoStore(): Promise<StoreUnderTest> {
+  const options = {
+    url: inject('stack').mongoUrl,
+    database: `test_${randomBytes(5).toString('hex')}`,
+    serverSelectionTimeoutMs: 5000,
+  };
+  const connect = async () => {
+    const mongo = await connectMongo(options);
+    const repositories: StoreRepositories = {
+      kind: 'mongodb',
+      accounts: createMongoAccountsRepository(mongo.db),
+      keys: createMongoApiKeysRepository(mongo.db),
+      credentials: createMongoCredentialsRepository(mongo.db),
+      mediaJobs: createMongoMediaJobsRepository(mongo.db),
+    };
+    return { mongo, repositories };
+  };
+  const first = await connect();
+  // The repositories declare their indexes when their modules load, so all are known by now.
+  await ensureIndexes(first.mongo.db);
+  const build = await first.mongo.db.admin().command({ buildInfo: 1 });
+  const others: Array<{ close(): Promise<void> }> = [];
+  return {
+    ...first.repositories,
+    location: options.database,
+    server: String(build.version).includes('jongodb') ? 'jongodb' : 'mongodb',
+    async connectAgain() {
+      const other = await connect();
+      others.push(other.mongo.client);
+      return other.repositories;
+    },
+    async close() {
+      await first.mongo.db.dropDatabase().catch(() => undefined);
+      await Promise.allSettled([...others, first.mongo.client].map((client) => client.close()));
+    },
+  };
+}
