@@ -27,6 +27,21 @@ export async function settleUsage(
   usage: NormalizedUsage,
 ): Promise<bigint> {
   const costMicros = tokenCostMicros(model.pricing, usage);
+  await settleCost(deps, admission, model.id, costMicros, usage);
+  return costMicros;
+}
+
+/**
+ * Charges a request of a key `costMicros` once, keyed by its hold id, replacing the hold (queued
+ * for the next settlement batch); the usage row counts `tokens`. Shared by `/v1` and native calls.
+ */
+export async function settleCost(
+  deps: Pick<ChatDeps, 'billing'>,
+  admission: AdmissionContext,
+  modelId: string,
+  costMicros: bigint,
+  tokens: { readonly inputTokens: number; readonly outputTokens: number },
+): Promise<void> {
   // Set before waiting: from here on the hold belongs to the settlement, never to a release.
   admission.settled = true;
   // Resolves at once unless the settlement backlog is over its high-water mark (backpressure).
@@ -34,9 +49,8 @@ export async function settleUsage(
     requestId: admission.holdId,
     accountId: admission.key.accountId,
     keyId: admission.key.id,
-    model: model.id,
+    model: modelId,
     costMicros,
-    usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
+    usage: { inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens },
   });
-  return costMicros;
 }

@@ -4,6 +4,7 @@ import { AppError } from '../../../shared/src/errors/app-error.ts';
 import { nativeCost, UnpricedUsageError } from '../../../shared/src/native/native-cost.ts';
 import type { NativeUsage } from '../../../shared/src/native/native-usage.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
+import { settleCost } from '../chat/chat-context.ts';
 import type { NativeDeps } from './native-deps.ts';
 
 /** The response header (or trailer, after a stream) that carries what a native call cost, in IRT. */
@@ -39,7 +40,6 @@ export async function settleNative(
   costMicros: bigint,
   usage: NativeUsage,
 ): Promise<void> {
-  admission.settled = true;
   const tokens =
     usage.kind === 'tokens'
       ? {
@@ -48,14 +48,7 @@ export async function settleNative(
           outputTokens: usage.outputTokens,
         }
       : { inputTokens: 0, outputTokens: 0 };
-  await deps.billing.settleDeferred({
-    requestId: admission.holdId,
-    accountId: admission.key.accountId,
-    keyId: admission.key.id,
-    model: model.id,
-    costMicros,
-    usage: tokens,
-  });
+  await settleCost(deps, admission, model.id, costMicros, tokens);
 }
 
 /** A cost as the `X-Service-Cost` header shows it: IRT, in the spec's number format. */
