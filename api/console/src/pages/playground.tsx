@@ -156,6 +156,23 @@ function NeedKey() {
   return <p class="note">{t('playground.need_key')}</p>;
 }
 
+/** The submit row of a media try: the need-a-key note, the button, then the error of the last run. */
+function TrySubmit(props: { apiKey: string; busy: boolean; ready: boolean; label: string; error: unknown }) {
+  const { t } = useI18n();
+  const { apiKey, busy, ready, label, error } = props;
+  return (
+    <>
+      {apiKey === '' ? <NeedKey /> : null}
+      <div class="actions actions-start">
+        <button type="submit" class="button button-primary" disabled={busy || apiKey === '' || !ready}>
+          {busy ? t('common.working') : label}
+        </button>
+      </div>
+      {error !== undefined ? <ErrorMessage error={error} /> : null}
+    </>
+  );
+}
+
 function Cost({ cost }: { cost: number | undefined }) {
   const { t, format } = useI18n();
   if (cost === undefined) return null;
@@ -302,17 +319,13 @@ function ImageTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
           />
         )}
       </Field>
-      {apiKey === '' ? <NeedKey /> : null}
-      <div class="actions actions-start">
-        <button
-          type="submit"
-          class="button button-primary"
-          disabled={busy || apiKey === '' || prompt.trim() === ''}
-        >
-          {busy ? t('common.working') : t('playground.generate')}
-        </button>
-      </div>
-      {error !== undefined ? <ErrorMessage error={error} /> : null}
+      <TrySubmit
+        apiKey={apiKey}
+        busy={busy}
+        ready={prompt.trim() !== ''}
+        label={t('playground.generate')}
+        error={error}
+      />
       {busy ? <Loading label={t('playground.generating')} /> : null}
       {image ? <img class="result-image" src={image} alt={t('playground.image_alt', { prompt })} /> : null}
       <Cost cost={cost} />
@@ -356,17 +369,13 @@ function SpeechTry({ apiKey, models }: { apiKey: string; models: readonly Model[
           />
         )}
       </Field>
-      {apiKey === '' ? <NeedKey /> : null}
-      <div class="actions actions-start">
-        <button
-          type="submit"
-          class="button button-primary"
-          disabled={busy || apiKey === '' || input.trim() === ''}
-        >
-          {busy ? t('common.working') : t('playground.speak')}
-        </button>
-      </div>
-      {error !== undefined ? <ErrorMessage error={error} /> : null}
+      <TrySubmit
+        apiKey={apiKey}
+        busy={busy}
+        ready={input.trim() !== ''}
+        label={t('playground.speak')}
+        error={error}
+      />
       {audio ? (
         // biome-ignore lint/a11y/useMediaCaption: generated speech has no caption track; its text is above.
         <audio class="result-audio" controls src={audio} />
@@ -430,17 +439,13 @@ function VideoTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
           </select>
         )}
       </Field>
-      {apiKey === '' ? <NeedKey /> : null}
-      <div class="actions actions-start">
-        <button
-          type="submit"
-          class="button button-primary"
-          disabled={busy || apiKey === '' || prompt.trim() === ''}
-        >
-          {busy ? t('common.working') : t('playground.render')}
-        </button>
-      </div>
-      {error !== undefined ? <ErrorMessage error={error} /> : null}
+      <TrySubmit
+        apiKey={apiKey}
+        busy={busy}
+        ready={prompt.trim() !== ''}
+        label={t('playground.render')}
+        error={error}
+      />
       {video && video.status !== 'completed' && video.status !== 'failed' ? (
         <div role="status">
           <p>{t('playground.rendering', { p: format.percent(progress) })}</p>
