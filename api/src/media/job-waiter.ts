@@ -6,6 +6,12 @@ import { withinMs } from '../../../shared/src/runtime/within.ts';
 
 /** How often a waiting request re-reads its job even without an event (a missed event costs this). */
 const FALLBACK_POLL_MS = 1_000;
+/**
+ * A job still `queued` this long after it was queued is queued again: its queue entry may have been
+ * lost with Redis (an enqueue acknowledged just before Redis went down). Queuing is keyed by the
+ * job id, so an entry that still exists is left as it is and the job never runs twice.
+ */
+export const REQUEUE_AFTER_MS = 3_000;
 
 export type WaitOutcome =
   | { readonly ended: MediaJob }
@@ -19,7 +25,10 @@ export type WaitOutcome =
 export type CompletionHint = Readonly<Record<string, unknown>> | undefined;
 
 export interface WaitRequest {
-  /** Starts the job (enqueues it); runs once the waiter listens, so no event can come before. */
+  /**
+   * Starts the job (enqueues it); runs once the waiter listens, so no event can come before. Run
+   * again, idempotently, while the job stays `queued` (`REQUEUE_AFTER_MS`).
+   */
   readonly start: () => Promise<void>;
   /** The job as it stands, given what the event that woke the waiter said (if anything). */
   readonly read: (hint: CompletionHint) => Promise<MediaJob | null>;
@@ -62,6 +71,7 @@ export class JobWaiter {
     const { read, timeoutMs, signal } = request;
     const deadline = Date.now() + timeoutMs;
     let start: (() => Promise<void>) | null = request.start;
+    let queuedAt = Date.now();
     let hint: CompletionHint;
     for (;;) {
       if (signal.aborted) return { ended: null, reason: 'aborted' };
@@ -84,6 +94,11 @@ export class JobWaiter {
       if (left <= 0) {
         next.cancel();
         return { ended: null, reason: 'timeout' };
+      }
+      if (job?.status === 'queued' && Date.now() - queuedAt >= REQUEUE_AFTER_MS) {
+        queuedAt = Date.now();
+        // A failure (Redis still down) is tried again at the next interval, within the deadline.
+        await request.start().catch(() => undefined);
       }
       hint = await next.signalled;
     }

@@ -6,7 +6,7 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CompletionHint, JobWaiter } from '../../../api/src/media/job-waiter.ts';
+import { type CompletionHint, JobWaiter, REQUEUE_AFTER_MS } from '../../../api/src/media/job-waiter.ts';
 import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
 import { createRedis } from '../../../shared/src/redis/redis.ts';
 import { testConfig } from '../../helpers/test-config.ts';
@@ -125,5 +125,28 @@ describe('JobWaiter', () => {
       signal: controller.signal,
     });
     expect(outcome).toEqual({ ended: null, reason: 'aborted' });
+  });
+
+  it('queues a job again that stays queued (its queue entry lost with Redis), and it then completes', async () => {
+    answers.set('w6', { status: 'completed' });
+    let starts = 0;
+    let done = false;
+    const started = Date.now();
+    const outcome = await waiter.waitForEnd('w6', {
+      start: async () => {
+        starts += 1;
+        // The first enqueue is acknowledged but lost; the next one reaches the queue.
+        if (starts > 1) await queue.add('image.generate', { jobId: 'w6' }, { jobId: 'w6' });
+      },
+      read: async (hint) => {
+        if (hint !== undefined) done = true;
+        return job('w6', done ? 'completed' : 'queued');
+      },
+      timeoutMs: REQUEUE_AFTER_MS + 5_000,
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toMatchObject({ ended: { status: 'completed' } });
+    expect(starts).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(REQUEUE_AFTER_MS);
   });
 });
