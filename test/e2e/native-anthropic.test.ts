@@ -306,3 +306,24 @@ describe('a gateway without an Anthropic credential', () => {
     }
   });
 });
+
+describe('a gateway whose Anthropic credential the provider refuses', () => {
+  it('tries every route, then 503 upstream_error: the provider’s 401 never reaches the client', async () => {
+    const refused = await startGatewayWithFakes({ env: { ANTHROPIC_API_KEY: 'not-the-fake-key' } });
+    try {
+      const key = await refused.fundedClient();
+      const before = await refused.balanceMicros(key.accountId);
+      const res = await fetch(`${refused.gateway.origin}/anthropic/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key.key },
+        body: JSON.stringify({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: { type: 'upstream_error', code: 'upstream_error' } });
+      expect(refused.anthropic.requests).toHaveLength(2);
+      expect(await refused.balanceMicros(key.accountId)).toBe(before);
+    } finally {
+      await refused.close();
+    }
+  });
+});
