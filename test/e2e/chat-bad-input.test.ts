@@ -217,6 +217,38 @@ describe('fields that break the request table', () => {
     await expectRefused(answer, 400);
   });
 
+  it('refuses parameters the model does not take, naming them, streamed or not', async () => {
+    for (const stream of [false, true]) {
+      const message = await expectRefused(
+        await chatJson({
+          model: 'openai/gpt-5',
+          messages: user('hi'),
+          stream,
+          temperature: 0,
+          top_p: 1,
+          logit_bias: { 50256: -100 },
+        }),
+        400,
+      );
+      expect(message).toBe('The model `openai/gpt-5` does not take `temperature` (only 1), `logit_bias`.');
+    }
+  });
+
+  it('lets a parameter through at the one value the model takes, or when the effort lifts it', async () => {
+    const gpt5 = await chatJson({ model: 'openai/gpt-5', messages: user('hi'), temperature: 1, top_p: 1 });
+    expect(gpt5.status, JSON.stringify(gpt5.json)).toBe(200);
+    const gpt51 = await chatJson({
+      model: 'openai/gpt-5.1',
+      messages: user('hi'),
+      temperature: 0.2,
+      reasoning_effort: 'none',
+    });
+    expect(gpt51.status).toBe(200);
+    expect(upstreamCalls()).toBe(callsBefore + 2);
+    balanceBefore = await g.balance(funded.accountId);
+    callsBefore = upstreamCalls();
+  });
+
   it('refuses through the SDK too, with the error the SDK exposes', async () => {
     const error = await funded.client.chat.completions
       .create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }], temperature: 2.5 })

@@ -1,6 +1,7 @@
 import { outputTokenLimit } from '../../../shared/src/billing/hold-estimate.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import { refuseUntakenParams } from '../../../shared/src/native/check-params.ts';
 import type { ChatRequest } from '../../../shared/src/providers/chat-types.ts';
 import { CHAT_REQUEST_FIELDS } from '../schemas/chat-request.schema.ts';
 import { identityMessage } from './identity.ts';
@@ -11,8 +12,9 @@ export type ChatRequestBody = Omit<ChatRequest, 'model'> & { model?: string } & 
 /**
  * The request forwarded to a route: only the spec's fields (others the convention allows are
  * dropped), the catalogue id as model, the identity prompt first when wanted. A `web_search`
- * request for a model without that capability is a clear 400, not a silent no-op, and so is an
- * output bound above the model's limit.
+ * request for a model without that capability is a clear 400, not a silent no-op, and so are an
+ * output bound above the model's limit and a parameter the model does not take (`temperature: 0`
+ * on a GPT-5 reasoning model: refused naming it, as the provider would, never dropped silently).
  */
 export function toChatRequest(
   body: ChatRequestBody,
@@ -23,6 +25,7 @@ export function toChatRequest(
     throw errors.invalidRequest(`The model \`${model.id}\` does not support web_search.`);
   }
   checkOutputBound(model, body);
+  refuseUntakenParams(model, body);
   const request: Record<string, unknown> = {};
   for (const field of CHAT_REQUEST_FIELDS) {
     if (body[field] !== undefined) request[field] = body[field];

@@ -5,6 +5,7 @@
  * answer the client asked for.
  */
 import type { CatalogueModel } from '../catalogue/catalogue.ts';
+import { errors } from '../errors/app-error.ts';
 import { nativeFactsOf } from './native-model.ts';
 import { isObject } from './native-usage.ts';
 
@@ -34,4 +35,20 @@ function reasoningEffortOf(body: Readonly<Record<string, unknown>>): unknown {
   if (chat !== undefined && chat !== null) return chat;
   const responses = isObject(body.reasoning) ? body.reasoning.effort : undefined;
   return responses ?? 'none';
+}
+
+/**
+ * Refuses with 400 `invalid_request_error` a request sending parameters `model` cannot take,
+ * naming each with the one value it takes where it has one ("`openai/gpt-5` does not take
+ * `temperature` (only 1), `logit_bias`"). Applied on `/v1` chat completions and on the native
+ * Responses API alike, before anything is sent upstream.
+ */
+export function refuseUntakenParams(model: CatalogueModel, body: Readonly<Record<string, unknown>>): void {
+  const refused = checkParams(model, body);
+  if (refused.length === 0) return;
+  const { fixedParams } = nativeFactsOf(model);
+  const named = refused.map((name) =>
+    Object.hasOwn(fixedParams, name) ? `\`${name}\` (only ${JSON.stringify(fixedParams[name])})` : `\`${name}\``,
+  );
+  throw errors.invalidRequest(`The model \`${model.id}\` does not take ${named.join(', ')}.`);
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';
 import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
-import { checkParams } from '../../../../shared/src/native/check-params.ts';
+import { AppError } from '../../../../shared/src/errors/app-error.ts';
+import { checkParams, refuseUntakenParams } from '../../../../shared/src/native/check-params.ts';
 
 const catalogue = loadCatalogue();
 const model = (id: string) => catalogue.get(id) as CatalogueModel;
@@ -64,5 +65,29 @@ describe('checkParams', () => {
       [],
     );
     expect(checkParams(model('openai/gpt-4o-search-preview'), { temperature: 0.1 })).toEqual(['temperature']);
+  });
+});
+
+describe('refuseUntakenParams', () => {
+  it('refuses with 400 naming each parameter, with its one value where it has one', () => {
+    const refusal = (() => {
+      try {
+        refuseUntakenParams(model('openai/gpt-5'), { temperature: 0.2, logit_bias: { 1: 2 } });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refusal).toBeInstanceOf(AppError);
+    expect(refusal).toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The model `openai/gpt-5` does not take `temperature` (only 1), `logit_bias`.',
+    });
+  });
+
+  it('lets through a request the model takes', () => {
+    expect(() => refuseUntakenParams(model('openai/gpt-5'), { temperature: 1, max_tokens: 5 })).not.toThrow();
+    expect(() => refuseUntakenParams(model('openai/gpt-4.1'), { temperature: 0 })).not.toThrow();
   });
 });
