@@ -48,7 +48,9 @@ export function refuseUntakenParams(model: CatalogueModel, body: Readonly<Record
   if (refused.length === 0) return;
   const { fixedParams } = nativeFactsOf(model);
   const named = refused.map((name) =>
-    Object.hasOwn(fixedParams, name) ? `\`${name}\` (only ${JSON.stringify(fixedParams[name])})` : `\`${name}\``,
+    Object.hasOwn(fixedParams, name)
+      ? `\`${name}\` (only ${JSON.stringify(fixedParams[name])})`
+      : `\`${name}\``,
   );
   throw errors.invalidRequest(`The model \`${model.id}\` does not take ${named.join(', ')}.`);
 }
