@@ -7,6 +7,9 @@
  *    directly with the body the adapter sends, sequentially, 0 ms provider delay.
  * 2. Throughput: 1, 2 and 4 image worker processes at a 200 ms provider delay, closed loop at
  *    2 x total worker concurrency, jobs/s and scaling efficiency.
+ * 3. Per-role pools (./media-roles.ts): image and video workers as separate processes under load at
+ *    once; the image pool grows (1, then 2 processes) while the video pool stays at 1: image jobs/s,
+ *    video renders/s and the queues' waiting counts (what the KEDA triggers read) at each step.
  *
  * Every phase gets its own empty redis-server and s3rver and its own fresh SQLite file (the store
  * `npm start` uses; the api and the workers of the phase share it; nothing pruned), so phases do not
@@ -15,8 +18,9 @@
  * process. Everything started is stopped by pid at the end, on failure, on Ctrl-C and at the time
  * limit. Writes bench/MEDIA-RESULTS.md. Knobs (env): MEDIA_BENCH_SECONDS (15),
  * MEDIA_BENCH_LATENCY_N (300), MEDIA_BENCH_WORKERS ("1,2,4"; empty runs the latency phase alone),
- * MEDIA_BENCH_CONCURRENCY (4), MEDIA_BENCH_TIME_LIMIT_S (240), KEEP (1 keeps the scratch folders
- * with the processes' logs and the SQLite files).
+ * MEDIA_BENCH_CONCURRENCY (4), MEDIA_BENCH_ROLES ("1,2": image worker processes at each step of
+ * the per-role phase, growing; empty skips it), MEDIA_BENCH_TIME_LIMIT_S (300), KEEP (1 keeps the
+ * scratch folders with the processes' logs and the SQLite files).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +37,7 @@ import {
   renderMediaSummary,
   type ThroughputResult,
 } from './media-report.ts';
+import { rolesPhase } from './media-roles.ts';
 import { cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
 import { killAllNow, stopAll } from './processes.ts';
 import { probeS3Cost } from './s3-probe.ts';
@@ -53,9 +58,15 @@ const settings = {
     .map(Number)
     .filter((n) => n > 0),
   concurrencyPerWorker: num('MEDIA_BENCH_CONCURRENCY', 4),
+  roleSteps: (env.MEDIA_BENCH_ROLES ?? '1,2')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0),
   delayMs: 200,
-  timeLimitS: num('MEDIA_BENCH_TIME_LIMIT_S', 240),
+  timeLimitS: num('MEDIA_BENCH_TIME_LIMIT_S', 300),
 };
+if (settings.roleSteps.some((n, i) => i > 0 && n <= (settings.roleSteps[i - 1] ?? 0)))
+  throw new Error(`MEDIA_BENCH_ROLES must grow step by step (got ${settings.roleSteps.join(',')})`);
 const log = (line: string) => process.stdout.write(`[media-bench] ${line}\n`);
 /**
  * s3rver keeps each object in files: on /dev/shm (memory) when the machine has it, so that the host
@@ -318,6 +329,26 @@ async function main(): Promise<void> {
     const throughput: ThroughputResult[] = [];
     for (const k of settings.workerCounts)
       throughput.push(await throughputPhase(upstream.url, upstream.script as never, k));
+    const roles =
+      settings.roleSteps.length === 0
+        ? undefined
+        : await rolesPhase({
+            root: ROOT,
+            upstreamUrl: upstream.url,
+            script: upstream.script as never,
+            settings: {
+              imageSteps: settings.roleSteps,
+              imageConcurrency: settings.concurrencyPerWorker,
+              warmupSeconds: settings.warmupSeconds,
+              seconds: settings.seconds,
+              delayMs: settings.delayMs,
+            },
+            s3Dir: join(TMP, 's3-roles'),
+            storeDir: join(STORES, 'roles'),
+            logDir: LOGS,
+            log,
+            measureStore,
+          });
     const s3 = await probeS3Cost(join(TMP, 's3-probe'));
     log(`s3 probe: ${JSON.stringify(s3)}`);
     const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
@@ -326,12 +357,15 @@ async function main(): Promise<void> {
       .map(([name, value]) => `${name}=${value} `)
       .join('');
     const shortened =
-      settings.seconds < 15 || settings.latencyN < 300 || settings.workerCounts.join(',') !== '1,2,4';
+      settings.seconds < 15 ||
+      settings.latencyN < 300 ||
+      settings.workerCounts.join(',') !== '1,2,4' ||
+      settings.roleSteps.join(',') !== '1,2';
     const report = {
       command: `${knobs}node bench/media-bench.ts`,
       ...(shortened
         ? {
-            note: `Shortened run (${settings.seconds} s per throughput phase, ${settings.latencyN} latency requests, workers ${settings.workerCounts.join(',') || 'none'}; by default 15 s, 300, 1,2,4): a smoke test, not comparable with full runs.`,
+            note: `Shortened run (${settings.seconds} s per throughput phase and per-role step, ${settings.latencyN} latency requests, workers ${settings.workerCounts.join(',') || 'none'}, per-role image steps ${settings.roleSteps.join(',') || 'none'}; by default 15 s, 300, 1,2,4, 1,2): a smoke test, not comparable with full runs.`,
           }
         : {}),
       machine: machine(),
@@ -340,6 +374,7 @@ async function main(): Promise<void> {
       settings,
       latency,
       throughput,
+      roles,
       s3,
     };
     writeKeepingAnalysis(file, renderMediaResults(report));

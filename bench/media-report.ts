@@ -1,5 +1,6 @@
 /** Renders bench/MEDIA-RESULTS.md from the numbers `node bench/media-bench.ts` measured. */
 import { formatLoopDelay, type LoopDelay } from './loop-delay.ts';
+import type { RolesResult } from './media-roles.ts';
 import type { S3Cost } from './s3-probe.ts';
 import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
 
@@ -52,6 +53,8 @@ export interface ReportInput {
   settings: { seconds: number; latencyN: number; delayMs: number; concurrencyPerWorker: number };
   latency: LatencyResult;
   throughput: ThroughputResult[];
+  /** The per-role phase (./media-roles.ts), when it ran. */
+  roles?: RolesResult;
   s3?: S3Cost;
   /** Said at the top when present (a shortened run). */
   note?: string;
@@ -77,7 +80,7 @@ export function renderMediaResults(r: ReportInput): string {
     `**Store: SQLite (node:sqlite, WAL) file \`${storeFolder(r)}/<phase>/gateway.db\`, a fresh one for each phase, shared by the api and the worker processes of the phase (the store \`npm start\` uses: \`SQLITE_PATH\` set, \`MONGO_URL\` unset), on the host's disk; nothing pruned.**`,
     '',
     'Every phase runs on its own empty redis-server and s3rver and its own SQLite file; the api and',
-    'the worker processes are `node api/src/main.ts` and `node workers/src/main.ts` (WORKER_QUEUES=image);',
+    `the worker processes are \`node api/src/main.ts\` and \`node workers/src/main.ts\` (WORKER_QUEUES=image${r.roles === undefined ? '' : ', and =video in section 3'});`,
     'the fake OpenAI media provider (test/fakes/openai-media-upstream.ts, real PNG answers) and the load',
     'generator run in the benchmark process. Nothing is pinned to a CPU: all of it shares the machine.',
     "s3rver keeps its files in /dev/shm (memory): the host disk's latency varies here from hour to",
@@ -146,7 +149,8 @@ export function renderMediaResults(r: ReportInput): string {
     '|---|---|',
     ...t.map((x) => `| ${x.workers} | ${x.perSecond.join(' ')} |`),
     '',
-    '## 3. The store after each phase',
+    ...(r.roles === undefined ? [] : renderRoles(r.roles)),
+    `## ${r.roles === undefined ? 3 : 4}. The store after each phase`,
     '',
     "The phase's SQLite file, read read-only from outside (`bench/store-file.ts`) when the load ended",
     '(api and workers running) and after they closed gracefully (queued charges written, WAL',
@@ -159,6 +163,7 @@ export function renderMediaResults(r: ReportInput): string {
     '|---|---|---|---|---|---|---|',
     storeRow('latency', l.store),
     ...t.map((x) => storeRow(`${x.workers} worker(s)`, x.store)),
+    ...(r.roles === undefined ? [] : [storeRow('per-role pools', r.roles.store)]),
     '',
     '## Reading: where the time goes',
     '',
@@ -262,7 +267,69 @@ export function renderMediaSummary(r: ReportInput): string {
     '|---|---|---|',
     `| synchronous image through the queue: added p50 ≤ 10 ms | ${ms(l.gateway.p50)} vs ${ms(l.direct.p50)} direct = +${ms(added)} (p99 +${ms(l.gateway.p99 - l.direct.p99)}) | **${added <= 10 ? 'met' : `not met, gap ${ms(added - 10)}`}** |`,
     `| job throughput at 200 ms per job: efficiency ≥ 0.9 of linear up to 4 workers | ${t.map((x) => `${x.workers}: ${f1(x.jobsPerSecond)} jobs/s${x.workers > 1 ? ` (${eff(x).toFixed(2)})` : ''}`).join(', ')} | **${scalingMet ? 'met' : 'not met'}** |`,
+    ...(r.roles === undefined ? [] : [rolesSummaryRow(r.roles)]),
     '',
     `Ledger check after each phase: ${[`latency ${describeVerdict(l.store.ledgerCheck)}`, ...t.map((x) => `${x.workers} worker(s) ${describeVerdict(x.store.ledgerCheck)}`)].join(', ')}.`,
   ].join('\n');
+}
+
+/** Section 3: the per-role pools, image scaled while video stays. */
+function renderRoles(roles: RolesResult): string[] {
+  const { settings: s, steps } = roles;
+  const first = steps[0];
+  const cpuNames = Object.keys(first?.cpu ?? {});
+  const ceiling = (x: RolesResult['steps'][number]) =>
+    (x.imageWorkers * s.imageConcurrency * 1000) / s.delayMs;
+  const mean = (row: number[]) => row.reduce((a, b) => a + b, 0) / Math.max(1, row.length);
+  return [
+    '## 3. Per-role pools: the image pool scaled while the video pool stays',
+    '',
+    'One stack, as the Kubernetes manifests run it (infra/k8s, one worker Deployment per role): image',
+    `workers are \`WORKER_QUEUES=image\` processes (WORKER_CONCURRENCY_IMAGE=${s.imageConcurrency}), the video worker a`,
+    `\`WORKER_QUEUES=video\` process (WORKER_CONCURRENCY_VIDEO=${s.videoConcurrency}, few on purpose: the video pool is then the`,
+    "limit of the video path, so its renders/s is the pool's capacity). Both are loaded throughout:",
+    `${s.imageClients} image clients (closed loop of synchronous image requests) and ${s.videoClients} video clients (each submits a`,
+    '4 s Sora render, polls it every 100 ms until completed, then submits the next). Between two',
+    'windows one more image worker process starts while everything runs, as KEDA adds a pod to the',
+    `image Deployment; the video pool is never touched. Provider delay ${s.delayMs} ms per call (a render`,
+    `is 4 calls: submit, 2 polls, download); each window: ${s.warmupSeconds} s after the change, then ${s.seconds} s measured.`,
+    '"Waiting": `LLEN <prefix>:<queue>:wait` every 250 ms, what the ScaledObjects\' `waiting` triggers read.',
+    '',
+    '| image workers | video workers | image jobs/s | image ceiling | video renders/s | image p50 | video p50 (submit -> completed) | image waiting (mean / max) | video waiting (mean / max) | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...steps.map(
+      (x) =>
+        `| ${x.imageWorkers} | ${x.videoWorkers} | ${f1(x.imageJobsPerSecond)} | ${f1(ceiling(x))} | ${x.videosPerSecond.toFixed(2)} | ${ms(x.imageP50Ms)} | ${ms(x.videoP50Ms)} | ${f1(x.imageWaiting.mean)} / ${x.imageWaiting.max} | ${f1(x.videoWaiting.mean)} / ${x.videoWaiting.max} | ${x.errors} |`,
+    ),
+    '',
+    ...steps
+      .slice(1)
+      .map(
+        (x) =>
+          `With ${x.imageWorkers} image workers: image throughput ${first ? (x.imageJobsPerSecond / first.imageJobsPerSecond).toFixed(2) : 'n/a'} x the ${first?.imageWorkers}-worker step (efficiency ${first ? (x.imageJobsPerSecond / ((x.imageWorkers / first.imageWorkers) * first.imageJobsPerSecond)).toFixed(2) : 'n/a'}), video renders/s ${first ? signedPercent(x.videosPerSecond / first.videosPerSecond - 1) : 'n/a'} against it (the video pool unchanged).`,
+      ),
+    ...steps.filter((x) => x.errors > 0).map((x) => `First error: ${x.firstError.slice(0, 300)}`),
+    '',
+    `CPU per process group during each window (cores busy; ${mean(steps.map((x) => Object.values(x.cpu).reduce((a, b) => a + b, 0))).toFixed(2)} on average). The machine's cores are shared`,
+    'with whatever else runs on it, which nothing stops for the run and this table does not count:',
+    '',
+    `| image workers | ${cpuNames.join(' | ')} | total |`,
+    `|---|${cpuNames.map(() => '---|').join('')}---|`,
+    ...steps.map((x) => {
+      const total = Object.values(x.cpu).reduce((a, b) => a + b, 0);
+      return `| ${x.imageWorkers} | ${cpuNames.map((n) => (x.cpu[n] ?? 0).toFixed(2)).join(' | ')} | ${total.toFixed(2)} |`;
+    }),
+    '',
+  ];
+}
+
+const signedPercent = (ratio: number) => `${ratio >= 0 ? '+' : ''}${(ratio * 100).toFixed(1)} %`;
+
+/** The per-role figures in one row of bench/RESULTS.md's media table (no target: a demonstration). */
+function rolesSummaryRow(roles: RolesResult): string {
+  const steps = roles.steps.map(
+    (x) =>
+      `${x.imageWorkers} image + ${x.videoWorkers} video: ${f1(x.imageJobsPerSecond)} image jobs/s, ${x.videosPerSecond.toFixed(2)} videos/s`,
+  );
+  return `| per-role pools: image pool scaled, video pool unchanged | ${steps.join('; ')} | no target |`;
 }

@@ -2,7 +2,9 @@
  * The stack one phase of `node bench/media-bench.ts` measures: its own empty redis-server and
  * s3rver, its own fresh SQLite file (the store `npm start` uses; the api and the workers share it),
  * the api and N image worker processes, all on free 127.0.0.1 ports, plus an account with keys.
- * Processes are owned through ./processes.ts (own process group, stopped by pid only).
+ * More worker processes, each running one role (`WORKER_QUEUES`), can join while it runs, as an
+ * autoscaler adds pods to a role's pool. Processes are owned through ./processes.ts (own process
+ * group, stopped by pid only).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import { freePort } from '../infra/local-services/free-port.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
+import type { QueueName } from '../shared/src/jobs/queue-names.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { LOOP_DELAY_PRELOAD } from './loop-delay.ts';
 import { type Owned, own, startProcess, waitForHttp } from './processes.ts';
@@ -20,11 +23,19 @@ export interface MediaStack {
   readonly api: Owned;
   readonly workers: readonly Owned[];
   readonly redis: Owned;
+  /** The phase's Redis, for reading its queues. */
+  readonly redisUrl: string;
+  /** The queue prefix of the phase's api and workers (`QUEUE_PREFIX`). */
+  readonly queuePrefix: string;
   /** The phase's SQLite file, shared by the api and the workers. */
   readonly sqlitePath: string;
   /** Where the api's event-loop delay samples go (./loop-delay.ts reads them). */
   readonly loopDelayDir: string;
   readonly keys: readonly string[];
+  /** Starts one more worker process running `role` alone; resolves once it is ready. */
+  addWorker(role: QueueName, concurrency: number): Promise<Owned>;
+  /** The worker processes running `role`. */
+  pool(role: QueueName): readonly Owned[];
   /** Stops the workers, then the api (graceful: queued charges are written), leaving Redis and S3. */
   stopApps(): Promise<void>;
   stop(): Promise<void>;
@@ -42,6 +53,8 @@ export interface StackOptions {
   readonly logDir: string;
   readonly keys: number;
   readonly log: (line: string) => void;
+  /** Further settings of the api and the workers. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
@@ -55,6 +68,7 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
   const port = await freePort();
   const adminToken = randomBytes(24).toString('base64url');
   const url = `http://127.0.0.1:${port}`;
+  const queuePrefix = `mb-${o.phase}`;
   const baseEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -68,11 +82,12 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     S3_BUCKET: 'media-bench',
-    QUEUE_PREFIX: `mb-${o.phase}`,
+    QUEUE_PREFIX: queuePrefix,
     OPENAI_BASE_URL: o.upstreamUrl,
     OPENAI_API_KEY: 'sk-test-fake-key',
     ADMIN_TOKEN: adminToken,
     MEDIA_WAIT_TIMEOUT_MS: '60000',
+    ...o.env,
   };
   const api = startProcess({
     name: `api (${o.phase})`,
@@ -83,6 +98,30 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
     logFile: join(o.logDir, `api-${o.phase}.log`),
   });
   const workers: Owned[] = [];
+  const roles = new Map<Owned, QueueName>();
+  const addWorker = async (role: QueueName, concurrency: number) => {
+    const index = workers.length;
+    const logFile = join(o.logDir, `worker-${o.phase}-${index}.log`);
+    const worker = startProcess({
+      name: `worker ${index} ${role} (${o.phase})`,
+      command: process.execPath,
+      args: ['workers/src/main.ts'],
+      cwd: o.root,
+      // info: the worker logs only 'worker started/ready' at info (nothing per job).
+      env: {
+        ...baseEnv,
+        LOG_LEVEL: 'info',
+        WORKER_QUEUES: role,
+        [`WORKER_CONCURRENCY_${role.toUpperCase()}`]: String(concurrency),
+      },
+      logFile,
+    });
+    workers.push(worker);
+    roles.set(worker, role);
+    await waitForLine(logFile, /worker ready/, worker);
+    return worker;
+  };
+  const pool = (role: QueueName) => workers.filter((w) => roles.get(w) === role);
   const stopApps = async () => {
     for (const w of [...workers].reverse()) await w.stop(15_000).catch(() => undefined);
     await api.stop(15_000).catch(() => undefined);
@@ -94,33 +133,26 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
   };
   try {
     await waitForHttp(`${url}/readyz`, api, (status) => status === 200);
-    for (let i = 0; i < o.workers; i++) {
-      const logFile = join(o.logDir, `worker-${o.phase}-${i}.log`);
-      workers.push(
-        startProcess({
-          name: `worker ${i} (${o.phase})`,
-          command: process.execPath,
-          args: ['workers/src/main.ts'],
-          cwd: o.root,
-          // info: the worker logs only 'worker started/ready' at info (nothing per job).
-          env: {
-            ...baseEnv,
-            LOG_LEVEL: 'info',
-            WORKER_QUEUES: 'image',
-            WORKER_CONCURRENCY_IMAGE: String(o.workerConcurrency),
-          },
-          logFile,
-        }),
-      );
-    }
-    await Promise.all(
-      workers.map((w, i) => waitForLine(join(o.logDir, `worker-${o.phase}-${i}.log`), /worker ready/, w)),
-    );
+    await Promise.all(Array.from({ length: o.workers }, () => addWorker('image', o.workerConcurrency)));
     const keys = await mediaAccountWithKeys(url, adminToken, o.phase, o.keys);
     o.log(
       `${o.phase}: api pid ${api.pid}, ${workers.length} worker(s) [${workers.map((w) => w.pid).join(', ')}], SQLite ${sqlitePath}`,
     );
-    return { url, api, workers, redis, sqlitePath, loopDelayDir, keys, stopApps, stop };
+    return {
+      url,
+      api,
+      workers,
+      redis,
+      redisUrl: redisLocal.url,
+      queuePrefix,
+      sqlitePath,
+      loopDelayDir,
+      keys,
+      addWorker,
+      pool,
+      stopApps,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -11,6 +11,7 @@ import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
+import { registerOpenApi } from './openapi/openapi.ts';
 import { registerBodyReadDeadline } from './plugins/body-read-deadline.ts';
 import {
   CONNECTIONS_CHECK_MS,
@@ -21,6 +22,7 @@ import {
 import { consoleStatic } from './plugins/console-static.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { registerFieldValidation } from './plugins/field-validation.ts';
+import { registerObservability } from './plugins/observability.ts';
 import { generateRequestId, registerRequestContext } from './plugins/request-context.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
@@ -34,6 +36,7 @@ import { CONSOLE_API_PREFIX } from './routes/console/console-deps.ts';
 import { embeddingsRoutes } from './routes/embeddings.route.ts';
 import { healthRoutes } from './routes/health.route.ts';
 import { imagesRoutes } from './routes/images.route.ts';
+import { metricsRoutes } from './routes/metrics.route.ts';
 import { modelsRoutes } from './routes/models.route.ts';
 import { speechRoutes } from './routes/speech.route.ts';
 import { transcriptionsRoutes } from './routes/transcriptions.route.ts';
@@ -106,10 +109,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerProtocolAnswers(app);
   registerBodyReadDeadline(app, { timeoutMs: deps.config.bodyReadTimeoutMs });
   registerRequestContext(app);
+  // Request metrics and traces (plugins/observability.ts): before any route, CORS's own included.
+  registerObservability(app);
   await app.register(cors, { delegator: corsFor, hideOptionsRoute: true });
   // --- end of the error envelope block ---
 
+  // --- OpenAPI document at /openapi.json, its page at /docs (openapi/, docs/api.md): before the routes ---
+  await registerOpenApi(app);
   await app.register(healthRoutes, { ...deps, readinessTimeoutMs: deps.config.readinessTimeoutMs });
+  // --- Prometheus metrics at /metrics for METRICS_TOKEN bearers; unset: 404 (docs/observability.md) ---
+  const metricsToken = deps.config.metrics.token;
+  if (metricsToken !== undefined) await app.register(metricsRoutes, { token: metricsToken });
   await app.register(modelsRoutes, deps);
   await app.register(adminRoutes, { prefix: '/admin/v1', ...deps });
   await app.register(authenticatedRoutes, deps);

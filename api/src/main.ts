@@ -1,6 +1,7 @@
 import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
+import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
 import { closeOnSignals, exitOnStartupFailure } from '../../shared/src/runtime/shutdown.ts';
 import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
@@ -14,6 +15,8 @@ async function main(): Promise<void> {
   installSecretScrubber(config);
   const catalogue = loadConfiguredCatalogue(config);
   const logger = createLogger({ name: 'api', level: config.logLevel });
+  // Before the app is built: its hooks trace only when traces are exported.
+  const observability = await startProcessObservability(config, 'api', logger);
   const connections = await openConnections(config, 'api', logger);
   const services = await createApiServices(config, connections, logger);
   const app = await buildApp({
@@ -27,6 +30,7 @@ async function main(): Promise<void> {
     await app.close(); // stops accepting, waits for in-flight requests and streams
     await services.close();
     await closeConnections(connections);
+    await observability.close();
   });
   const address = await app.listen({ host: config.host, port: config.port });
   const served = catalogue.list().filter((model) => model.enabled).length;

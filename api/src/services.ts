@@ -6,6 +6,7 @@ import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.t
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
+import { trackQueues } from '../../shared/src/observability/queue-metrics.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../shared/src/runtime/within.ts';
@@ -61,6 +62,8 @@ export async function createApiServices(
   // own, so a request whose enqueue meets a Redis outage answers 503 instead of waiting for Redis.
   const queueConnection = createRedis(config.redis.url, { connectionName: 'api-queues' });
   const queues = createQueues(queueConnection, config.queues.prefix);
+  // Their depth and oldest waiting job are read at each scrape of /metrics.
+  const untrackQueues = trackQueues(queues);
   const waiter = new JobWaiter(config.redis.url, config.queues.prefix, SYNCHRONOUS_QUEUES);
   const media: MediaDeps = {
     jobs: connections.store.mediaJobs,
@@ -94,6 +97,7 @@ export async function createApiServices(
       await billing.close();
       await upstream.close();
       await waiter.close();
+      untrackQueues();
       await closeQueues(queues);
       queueConnection.disconnect();
       await withinMs(accounts.keyCache.close(), 2_000);

@@ -206,6 +206,14 @@ describe('admission, errors and fallbacks on /anthropic', () => {
     expect(await unknown.json()).toMatchObject({ error: { code: 'model_not_found' } });
     const broken = await post('/anthropic/v1/messages', funded.key, '{"model":');
     expect(broken.status).toBe(400);
+    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      const empty = await fetch(`${g.gateway.origin}/anthropic/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': funded.key, ...headers },
+      });
+      expect(empty.status).toBe(400);
+      expect(await empty.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
+    }
   });
 
   it('the rate limit counts native and /v1 requests together', async () => {
@@ -262,7 +270,8 @@ describe('admission, errors and fallbacks on /anthropic', () => {
   });
 
   it('50 concurrent requests on a small wallet: the wallet equals its ledger, overshoot at most one request', async () => {
-    const poor = await createFundedKey(g.gateway.app, { topUp: 20, settings: { rate_limit: 3000 } });
+    // 200 IRT: about two holds of this request at a time (≈ 90 IRT each), about 20 answers (≈ 10 IRT).
+    const poor = await createFundedKey(g.gateway.app, { topUp: 200, settings: { rate_limit: 3000 } });
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => post('/anthropic/v1/messages', poor.key, hello)),
     );
@@ -274,7 +283,7 @@ describe('admission, errors and fallbacks on /anthropic', () => {
     expect(costs.length).toBeLessThan(50);
     const spent = costs.reduce((sum, c) => sum + c, 0n);
     const balance = await g.balanceMicros(poor.accountId);
-    expect(balance).toBe(20_000_000n - spent);
+    expect(balance).toBe(200_000_000n - spent);
     // Each request states max_tokens, so each hold covers its cost: at most one request overshoots.
     expect(-balance).toBeLessThan(costs[0] ?? 0n);
   });

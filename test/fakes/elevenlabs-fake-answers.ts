@@ -6,7 +6,13 @@
  * - speech to text: words deterministic from the uploaded file's size (1 word per 2,000 bytes, 1
  *   to 40), half a second apart, with `spacing` entries between them and a trailing
  *   `(laughter)` `audio_event` unless `tag_audio_events` is `false`; `language_code` is the ISO
- *   639-3 form of the one sent (default `eng`).
+ *   639-3 form of the one sent (default `eng`); `audio_duration_secs` is what the fake "hears":
+ *   bytes / 16000 (128 kbps audio), as the OpenAI media fake. With `use_multi_channel=true` the
+ *   answer is one transcript per channel (`transcripts`, each with its `channel_index`): the
+ *   channels of a WAV upload's header, else one.
+ * - sound generation: REAL audio of `duration_seconds`, else one second per 10 characters of the
+ *   text (1 to 30 s): the silent MP3 frames above for `mp3_44100_128` (the default), or 16-bit
+ *   silence for `pcm_<rate>`.
  * Errors use ElevenLabs' bodies: `{detail: {status, message}}` and FastAPI's 422
  * `{detail: [{loc, msg, type}]}`.
  */
@@ -14,6 +20,10 @@ import { asRecord, type Json, json, type MediaReply } from './media-fake-kit.ts'
 import { MP3_FRAME_SECONDS, silentMp3 } from './media-files.ts';
 
 export const SCRIBE_MODELS = ['scribe_v1', 'scribe_v1_experimental', 'scribe_v2'];
+const SOUND_MODELS = ['eleven_text_to_sound_v2'];
+/** Bytes a second of audio the fake "hears" in an upload (128 kbps). */
+const HEARD_BYTES_PER_SECOND = 16000;
+const PCM_RATES = [8000, 16000, 22050, 24000, 44100, 48000];
 const WORDS = ['the', 'quick', 'brown', 'fox', 'jumps', 'over', 'a', 'lazy', 'dog', 'again'];
 const ISO_639_3: Readonly<Record<string, string>> = { en: 'eng', fr: 'fra', de: 'deu', es: 'spa', fa: 'fas' };
 
@@ -94,8 +104,14 @@ function wordsFor(size: number, tagEvents: boolean): Json[] {
   return words;
 }
 
+/** Channels of a WAV file (its `fmt ` header), else 1. */
+function channelsOf(bytes: Buffer): number {
+  const wav = bytes.length >= 44 && bytes.toString('latin1', 0, 4) === 'RIFF';
+  return wav ? Math.max(1, bytes.readUInt16LE(22)) : 1;
+}
+
 /** `POST /v1/speech-to-text` (multipart). */
-export function transcriptionAnswer(form: FormData): MediaReply {
+export async function transcriptionAnswer(form: FormData): Promise<MediaReply> {
   const model = form.get('model_id');
   if (typeof model !== 'string') return validationError(['body', 'model_id'], 'Field required', 'missing');
   if (!SCRIBE_MODELS.includes(model)) {
@@ -108,11 +124,74 @@ export function transcriptionAnswer(form: FormData): MediaReply {
   const given = form.get('language_code');
   const language = typeof given === 'string' && given !== '' ? (ISO_639_3[given] ?? given) : 'eng';
   const words = wordsFor(file.size, form.get('tag_audio_events') !== 'false');
-  return json({
+  const chunk = {
     language_code: language,
     language_probability: typeof given === 'string' ? 1 : 0.98,
     text: words.map((word) => word.text).join(''),
     words,
+    audio_duration_secs: Math.round((file.size / HEARD_BYTES_PER_SECOND) * 100) / 100,
+  };
+  if (form.get('use_multi_channel') !== 'true') return json({ ...chunk, transcription_id: `tr${file.size}` });
+  const channels = channelsOf(Buffer.from(await file.arrayBuffer()));
+  return json({
+    transcripts: Array.from({ length: channels }, (_, channel) => ({ ...chunk, channel_index: channel })),
     transcription_id: `tr${file.size}`,
   });
+}
+
+/** Seconds of a sound effect: its `duration_seconds`, else one second per 10 characters (1 to 30). */
+function soundSeconds(text: string, durationSeconds: unknown): number {
+  if (typeof durationSeconds === 'number') return durationSeconds;
+  return Math.min(30, Math.max(1, text.length / 10));
+}
+
+function checkSoundBody(body: Json): MediaReply | undefined {
+  if (typeof body.text !== 'string') return validationError(['body', 'text'], 'Field required', 'missing');
+  if (typeof body.model_id === 'string' && !SOUND_MODELS.includes(body.model_id)) {
+    return detailError(400, 'model_not_found', `A model with model ID ${body.model_id} does not exist.`);
+  }
+  const duration = body.duration_seconds;
+  if (duration !== undefined && duration !== null) {
+    if (typeof duration !== 'number') {
+      return validationError(['body', 'duration_seconds'], 'Input should be a valid number', 'float_type');
+    }
+    if (duration < 0.5 || duration > 30) {
+      const msg =
+        duration < 0.5
+          ? 'Input should be greater than or equal to 0.5'
+          : 'Input should be less than or equal to 30';
+      return validationError(['body', 'duration_seconds'], msg, 'value_error');
+    }
+  }
+  const influence = body.prompt_influence;
+  if (
+    influence !== undefined &&
+    influence !== null &&
+    (typeof influence !== 'number' || influence < 0 || influence > 1)
+  ) {
+    return validationError(['body', 'prompt_influence'], 'Input should be between 0 and 1', 'value_error');
+  }
+  return undefined;
+}
+
+/** `POST /v1/sound-generation?output_format=…`. */
+export function soundAnswer(outputFormat: string | null, body: Json): MediaReply {
+  const invalid = checkSoundBody(body);
+  if (invalid) return invalid;
+  const seconds = soundSeconds(String(body.text), body.duration_seconds);
+  const format = outputFormat ?? 'mp3_44100_128';
+  const pcmRate = /^pcm_(\d+)$/.exec(format)?.[1];
+  if (pcmRate !== undefined && PCM_RATES.includes(Number(pcmRate))) {
+    const samples = Math.round(seconds * Number(pcmRate));
+    return { kind: 'bytes', status: 200, contentType: 'audio/pcm', body: Buffer.alloc(2 * samples) };
+  }
+  if (format !== 'mp3_44100_128') {
+    return detailError(
+      400,
+      'invalid_output_format',
+      `This fake only renders mp3_44100_128 and pcm, not ${format}.`,
+    );
+  }
+  const frames = Math.max(1, Math.round(seconds / MP3_FRAME_SECONDS));
+  return { kind: 'bytes', status: 200, contentType: 'audio/mpeg', body: silentMp3(frames) };
 }

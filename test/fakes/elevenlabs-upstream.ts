@@ -1,25 +1,41 @@
 /**
  * A fake ElevenLabs API on a real HTTP server, speaking its documented wire format:
- * `POST /v1/text-to-speech/{voice_id}?output_format=mp3_44100_128` (JSON in, `audio/mpeg` out)
- * and `POST /v1/speech-to-text` (multipart in, parsed with the web `Request.formData()`; JSON
- * out). Answers: elevenlabs-fake-answers.ts. A voice id that is not 20 letters and digits, or
+ * `POST /v1/text-to-speech/{voice_id}?output_format=mp3_44100_128` (JSON in, `audio/mpeg` out),
+ * its `/stream` variant (the same audio, sent in several chunks without a length),
+ * `POST /v1/sound-generation?output_format=…` (JSON in, audio out) and `POST /v1/speech-to-text`
+ * (multipart in, parsed with the web `Request.formData()`; JSON out). Answers:
+ * elevenlabs-fake-answers.ts. A voice id that is not 20 letters and digits, or
  * starts with `missing`, gives 400 `voice_not_found`; a model id starting with `missing` gives
  * 400 `model_not_found`.
  *
  * Auth as ElevenLabs does it: the key in `xi-api-key`; none gives 401 `needs_authorization`, a
  * wrong one 401 `invalid_api_key`. Scripted statuses answer ElevenLabs' `{detail: {status,
  * message}}` bodies (401 `quota_exceeded`, 429 `too_many_concurrent_requests` with Retry-After
- * when scripted, 503 `system_busy`, 422 a FastAPI list); other behaviours as in media-fake-kit.ts.
+ * when scripted, 503 `system_busy`, 422 a FastAPI list); other behaviours as in media-fake-kit.ts,
+ * except that `fail-mid-stream` with `disconnect` cuts a transcript (JSON) mid-body too.
  */
+import type { ServerResponse } from 'node:http';
 import { type RecordedRequest, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import {
   detailError,
+  soundAnswer,
   speechAnswer,
   transcriptionAnswer,
   validationError,
 } from './elevenlabs-fake-answers.ts';
-import { BehaviourScript } from './fake-behaviour.ts';
-import { answerScripted, formOf, header, json, jsonOf, type MediaReply } from './media-fake-kit.ts';
+import { BehaviourScript, type FakeBehaviour } from './fake-behaviour.ts';
+import {
+  answerScripted,
+  formOf,
+  header,
+  json,
+  jsonOf,
+  type MediaReply,
+  writeReply,
+} from './media-fake-kit.ts';
+
+/** Pieces a `/stream` answer is sent in. */
+const STREAM_CHUNKS = 4;
 
 export interface ElevenLabsUpstreamOptions {
   /** The key the fake accepts (default `test-elevenlabs-key`). */
@@ -79,11 +95,17 @@ function authReply(request: RecordedRequest, apiKey: string): MediaReply | undef
 }
 
 async function route(request: RecordedRequest, url: URL): Promise<MediaReply> {
-  const speech = /^\/v1\/text-to-speech\/([^/]+)$/.exec(url.pathname);
+  const speech = /^\/v1\/text-to-speech\/([^/]+)(?:\/stream)?$/.exec(url.pathname);
+  const format = url.searchParams.get('output_format');
   if (request.method === 'POST' && speech?.[1]) {
     const body = jsonOf(request);
     if (!body) return validationError(['body'], 'JSON decode error', 'json_invalid');
-    return speechAnswer(decodeURIComponent(speech[1]), url.searchParams.get('output_format'), body);
+    return speechAnswer(decodeURIComponent(speech[1]), format, body);
+  }
+  if (request.method === 'POST' && url.pathname === '/v1/sound-generation') {
+    const body = jsonOf(request);
+    if (!body) return validationError(['body'], 'JSON decode error', 'json_invalid');
+    return soundAnswer(format, body);
   }
   if (request.method === 'POST' && url.pathname === '/v1/speech-to-text') {
     const form = await formOf(request);
@@ -91,6 +113,31 @@ async function route(request: RecordedRequest, url: URL): Promise<MediaReply> {
     return transcriptionAnswer(form);
   }
   return json({ detail: 'Not Found' }, 404);
+}
+
+/** A binary answer sent in STREAM_CHUNKS writes with chunked transfer encoding, as `/stream` answers. */
+async function writeChunked(
+  res: ServerResponse,
+  reply: Extract<MediaReply, { kind: 'bytes' }>,
+): Promise<void> {
+  res.writeHead(reply.status, { 'content-type': reply.contentType, ...reply.headers });
+  const size = Math.ceil(reply.body.length / STREAM_CHUNKS);
+  for (let at = 0; at < reply.body.length; at += size) {
+    await new Promise<void>((resolve) => res.write(reply.body.subarray(at, at + size), () => resolve()));
+  }
+  res.end();
+}
+
+/** A transcript cut mid-body when the behaviour says so: as a binary answer, which the kit cuts after half its bytes. */
+function cutTranscript(behaviour: FakeBehaviour, reply: MediaReply): MediaReply {
+  const cut = behaviour.kind === 'fail-mid-stream' && behaviour.mode === 'disconnect';
+  if (!cut || reply.kind !== 'json' || reply.status !== 200) return reply;
+  return {
+    kind: 'bytes',
+    status: 200,
+    contentType: 'application/json',
+    body: Buffer.from(JSON.stringify(reply.body)),
+  };
 }
 
 /** Starts a fake ElevenLabs API on 127.0.0.1 and a free port. */
@@ -103,7 +150,14 @@ export async function startElevenLabsUpstream(
     const behaviour = script.take();
     const denied = authReply(request, apiKey);
     const url = new URL(request.url, 'http://fake.invalid');
-    await answerScripted(res, behaviour, denied, statusReply, () => route(request, url));
+    if (denied === undefined && behaviour.kind === 'ok' && url.pathname.endsWith('/stream')) {
+      const reply = await route(request, url);
+      if (reply.kind === 'bytes' && reply.status === 200) return writeChunked(res, reply);
+      return writeReply(res, reply, behaviour, statusReply(500));
+    }
+    await answerScripted(res, behaviour, denied, statusReply, async () =>
+      cutTranscript(behaviour, await route(request, url)),
+    );
   });
   return { url: upstream.url, requests: upstream.requests, script, close: () => upstream.close() };
 }

@@ -10,7 +10,8 @@
  *   Gemini 3 models (`gemini-3…`) put `thoughtSignature: "c2lnLTA="` on the first call;
  * - after functionResponse parts: `Tool <name> returned <response JSON>`;
  * - a thought part `Thinking about: <text>` when thinkingConfig.includeThoughts is true;
- * - Google Search grounding (three chunks, two with the same uri) when a google_search tool is given;
+ * - Google Search grounding (three chunks, two with the same uri) when a google_search (or
+ *   googleSearch) tool is given;
  * - a prompt blocked for SAFETY (no candidates) when the last user text contains `[blocked]`;
  * - MAX_TOKENS with text cut to maxOutputTokens * 4 characters when the answer is longer;
  * - candidateCount n: candidate i > 0 answers `Echo #i: <text>`.
@@ -45,8 +46,35 @@ function textsOf(content: unknown): string[] {
     .filter((text): text is string => typeof text === 'string');
 }
 
-/** A 400 body when the request lacks what Gemini requires, else undefined. */
+/** GenerateContentRequest's fields, by JSON name and proto name (the API reads both). */
+const GENERATE_FIELDS = new Set([
+  'model',
+  'contents',
+  'tools',
+  'toolConfig',
+  'tool_config',
+  'safetySettings',
+  'safety_settings',
+  'systemInstruction',
+  'system_instruction',
+  'generationConfig',
+  'generation_config',
+  'cachedContent',
+  'cached_content',
+]);
+
+/**
+ * A 400 body when the request lacks what Gemini requires, else undefined. An unknown top-level
+ * field is refused as Google does, its name echoed in the message and a BadRequest detail.
+ */
 export function checkGenerateRequest(body: Json, model: string): Json | undefined {
+  const unknown = Object.keys(body).find((name) => !GENERATE_FIELDS.has(name));
+  if (unknown !== undefined) {
+    const message = `Invalid JSON payload received. Unknown name ${JSON.stringify(unknown)}: Cannot find field.`;
+    return errorBody(400, 'INVALID_ARGUMENT', message, [
+      { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description: message }] },
+    ]);
+  }
   const contents = asArray(body.contents);
   const invalid = (message: string) => errorBody(400, 'INVALID_ARGUMENT', message);
   if (contents.length === 0) return invalid('* GenerateContentRequest.contents: contents is not specified\n');
@@ -118,7 +146,10 @@ function scenarioOf(body: Json, model: string): Scenario {
     toolResult: response ? { name: String(response.name), response: response.response } : undefined,
     functions,
     forcedFunction: forcedFunctionOf(body, functions),
-    search: asArray(body.tools).some((tool) => asRecord(tool)?.google_search !== undefined),
+    search: asArray(body.tools).some((tool) => {
+      const record = asRecord(tool);
+      return record?.google_search !== undefined || record?.googleSearch !== undefined;
+    }),
     json: config.responseMimeType === 'application/json',
     thoughts: asRecord(config.thinkingConfig)?.includeThoughts === true,
     maxOutputTokens: typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : undefined,
@@ -290,12 +321,58 @@ export function checkEmbedRequest(body: Json, model: string): Json | undefined {
 
 /** Deterministic vectors: outputDimensionality (default 8) values derived from the text. */
 export function embedResponse(body: Json): Json {
-  const embeddings = asArray(body.requests).map((request) => {
-    const record = asRecord(request);
-    const text = textsOf(record?.content).join('');
-    const seed = [...text].reduce((sum, ch) => sum + (ch.codePointAt(0) ?? 0), text.length);
-    const size = typeof record?.outputDimensionality === 'number' ? record.outputDimensionality : 8;
-    return { values: Array.from({ length: size }, (_, i) => (((seed * (i + 1)) % 1000) - 500) / 1000) };
-  });
-  return { embeddings };
+  return { embeddings: asArray(body.requests).map((request) => embeddingOf(asRecord(request))) };
+}
+
+function embeddingOf(request: Json | undefined): Json {
+  const text = textsOf(request?.content).join('');
+  const seed = [...text].reduce((sum, ch) => sum + (ch.codePointAt(0) ?? 0), text.length);
+  const size = typeof request?.outputDimensionality === 'number' ? request.outputDimensionality : 8;
+  return { values: Array.from({ length: size }, (_, i) => (((seed * (i + 1)) % 1000) - 500) / 1000) };
+}
+
+/** A 400 body for a malformed embedContent request (the model field is optional), else undefined. */
+export function checkSingleEmbedRequest(body: Json, model: string): Json | undefined {
+  if (body.model !== undefined && body.model !== `models/${model}`) {
+    return errorBody(
+      400,
+      'INVALID_ARGUMENT',
+      '* EmbedContentRequest.model: must match the model in the URL\n',
+    );
+  }
+  if (textsOf(body.content).length === 0) {
+    return errorBody(400, 'INVALID_ARGUMENT', '* EmbedContentRequest.content: content is not specified\n');
+  }
+  return undefined;
+}
+
+/** embedContent's answer: one `embedding` (https://ai.google.dev/api/embeddings#EmbedContentResponse). */
+export function singleEmbedResponse(body: Json): Json {
+  return { embedding: embeddingOf(body) };
+}
+
+/**
+ * countTokens (https://ai.google.dev/api/tokens): `contents`, or a whole `generateContentRequest`
+ * (its `model` naming the path's model; its system instruction counted too), never both. Answers
+ * the tokens as the generation usage counts its prompt, or a 400 body.
+ */
+export function countTokensResponse(body: Json, model: string): { status: number; body: Json } {
+  const invalid = (message: string) => ({ status: 400, body: errorBody(400, 'INVALID_ARGUMENT', message) });
+  const wrapped = asRecord(body.generateContentRequest);
+  if (wrapped && body.contents !== undefined) {
+    return invalid('contents and generate_content_request cannot both be set.');
+  }
+  if (wrapped && wrapped.model !== `models/${model}`) {
+    return invalid('* CountTokensRequest.generate_content_request.model: must match the model in the URL\n');
+  }
+  const request = wrapped ?? body;
+  const contents = asArray(request.contents);
+  if (contents.length === 0) return invalid('* CountTokensRequest.contents: contents is not specified\n');
+  const chars =
+    contents.flatMap(textsOf).join('').length + textsOf(request.systemInstruction).join('').length;
+  const totalTokens = tokens(chars);
+  return {
+    status: 200,
+    body: { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] },
+  };
 }

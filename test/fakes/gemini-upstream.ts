@@ -1,9 +1,10 @@
 /**
- * A fake Gemini API (generativelanguage v1beta) on a real HTTP server, speaking Gemini's own wire
- * format: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent` (`?alt=sse`:
- * `data: <GenerateContentResponse>` events separated by CRLF CRLF, no terminator; without it, one
- * JSON array) and `:batchEmbedContents`. Answers are derived from the request (see
- * gemini-fake-answers.ts for the triggers and usage rules).
+ * A fake Gemini API (generativelanguage, v1beta and v1 alike) on a real HTTP server, speaking
+ * Gemini's own wire format: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`
+ * (`?alt=sse`: `data: <GenerateContentResponse>` events separated by CRLF CRLF, no terminator;
+ * without it, one JSON array written element by element: `[{…}`, then `\n,\r\n{…}` per element,
+ * then `\n]`), `:countTokens`, `:embedContent` and `:batchEmbedContents`. Answers are derived from
+ * the request (see gemini-fake-answers.ts for the triggers and usage rules).
  *
  * Auth as Google does it: the key from the `x-goog-api-key` header or the `key` query parameter;
  * none gives 403 PERMISSION_DENIED, a wrong one 400 INVALID_ARGUMENT with reason API_KEY_INVALID
@@ -18,9 +19,12 @@ import {
   asRecord,
   checkEmbedRequest,
   checkGenerateRequest,
+  checkSingleEmbedRequest,
+  countTokensResponse,
   embedResponse,
   generateResponse,
   type Json,
+  singleEmbedResponse,
   streamResponses,
 } from './gemini-fake-answers.ts';
 import { authError, errorBody, statusError } from './google-errors.ts';
@@ -67,24 +71,37 @@ function presentedKey(request: RecordedRequest, query: URLSearchParams): string 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Writes the events the behaviour allows, then ends, fails or stalls. */
+/** How each stream framing writes its elements: SSE events, or the members of one JSON array. */
+const FRAMINGS = {
+  sse: {
+    contentType: 'text/event-stream',
+    element: (event: Json, _index: number) => `data: ${JSON.stringify(event)}\r\n\r\n`,
+    end: '',
+  },
+  array: {
+    contentType: 'application/json; charset=UTF-8',
+    element: (event: Json, index: number) =>
+      `${index === 0 ? '[' : '\n,\r\n'}${JSON.stringify(event, null, 2)}`,
+    end: '\n]',
+  },
+} as const;
+
+/** Writes the events the behaviour allows, then ends, fails (an error element) or stalls. */
 async function writeStream(
   res: ServerResponse,
   events: Json[],
   behaviour: FakeBehaviour,
   sse: boolean,
 ): Promise<void> {
-  if (!sse) {
-    if (!failWhole(res, behaviour)) sendJson(res, 200, events);
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const framing = sse ? FRAMINGS.sse : FRAMINGS.array;
+  res.writeHead(200, { 'content-type': framing.contentType });
   const limit =
     behaviour.kind === 'fail-mid-stream' || behaviour.kind === 'stall-mid-stream'
       ? behaviour.afterEvents
       : Infinity;
-  for (const event of events.slice(0, limit)) {
-    res.write(`data: ${JSON.stringify(event)}\r\n\r\n`);
+  const written = events.slice(0, limit);
+  for (const [index, event] of written.entries()) {
+    res.write(framing.element(event, index));
     await sleep(1);
   }
   if (behaviour.kind === 'stall-mid-stream') return;
@@ -92,8 +109,8 @@ async function writeStream(
     res.socket?.destroy();
     return;
   }
-  if (behaviour.kind === 'fail-mid-stream') res.write(`data: ${JSON.stringify(STREAM_ERROR_EVENT)}\r\n\r\n`);
-  res.end();
+  if (behaviour.kind === 'fail-mid-stream') res.write(framing.element(STREAM_ERROR_EVENT, written.length));
+  res.end(framing.end);
 }
 
 /** Non-streamed answers under a mid-stream behaviour: a cut connection, a 500 or no answer at all. */
@@ -113,7 +130,8 @@ function parseBody(request: RecordedRequest): Json | undefined {
   }
 }
 
-const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
+const ROUTE =
+  /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents)$/;
 
 async function answer(
   request: RecordedRequest,
@@ -141,6 +159,16 @@ async function answer(
     if (invalid) return sendJson(res, 400, invalid);
     if (failWhole(res, behaviour)) return;
     return sendJson(res, 200, embedResponse(body));
+  }
+  if (method === 'embedContent') {
+    const invalid = checkSingleEmbedRequest(body, model);
+    if (invalid) return sendJson(res, 400, invalid);
+    if (failWhole(res, behaviour)) return;
+    return sendJson(res, 200, singleEmbedResponse(body));
+  }
+  if (method === 'countTokens') {
+    const counted = countTokensResponse(body, model);
+    return sendJson(res, counted.status, counted.body);
   }
   const invalid = checkGenerateRequest(body, model);
   if (invalid) return sendJson(res, 400, invalid);

@@ -3,7 +3,8 @@
  * `POST /v1/chat/completions` (JSON `chat.completion`, or with `stream: true` an SSE stream of
  * `data: <chat.completion.chunk>` events, a usage chunk with empty `choices` when
  * `stream_options.include_usage` is true, then `data: [DONE]`) and `POST /v1/embeddings` (float or
- * base64 `encoding_format`). `url` is the base URL INCLUDING `/v1`, as configuration holds it.
+ * base64 `encoding_format`) and `POST /v1/responses` (openai-responses-fake.ts). `url` is the base
+ * URL INCLUDING `/v1`, as configuration holds it.
  * Answers are derived from the request (see openai-fake-answers.ts for triggers and usage rules).
  *
  * Auth as OpenAI does it: `Authorization: Bearer <key>`; missing or wrong gives 401 with OpenAI's
@@ -28,6 +29,7 @@ import {
   fakeAnswer,
   type Json,
 } from './openai-fake-answers.ts';
+import { answerResponses } from './openai-responses-fake.ts';
 
 export interface OpenAIUpstreamOptions extends FakeQuirks {
   /** The key the fake accepts (default `sk-test-fake-key`). */
@@ -210,6 +212,8 @@ async function streamAnswer(res: ServerResponse, events: Json[], behaviour: Fake
   res.end('data: [DONE]\n\n');
 }
 
+const SERVED_PATHS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
+
 async function answer(
   request: RecordedRequest,
   res: ServerResponse,
@@ -217,13 +221,14 @@ async function answer(
   options: OpenAIUpstreamOptions,
 ) {
   const path = request.url.split('?')[0] ?? '';
-  if (request.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/embeddings')) {
+  if (request.method !== 'POST' || !SERVED_PATHS.includes(path)) {
     sendJson(res, 404, openAIError(`Invalid URL (${request.method} ${path})`, 'invalid_request_error', null));
     return;
   }
   const unauthorized = authError(request.headers.authorization, options.apiKey ?? DEFAULT_FAKE_KEY);
   if (unauthorized) return sendJson(res, 401, unauthorized);
   const body = parseBody(request.body);
+  if (path === '/v1/responses') return answerResponses(res, body, behaviour);
   const invalid = requestError(path, body, options);
   if (invalid || body === undefined) return sendJson(res, invalid?.[0] ?? 400, invalid?.[1]);
   if (path === '/v1/embeddings') return sendJson(res, 200, embeddingResponse(body));

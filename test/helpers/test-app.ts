@@ -7,6 +7,7 @@ import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { type Connections, closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
 import { captureLogger } from './capture-logger.ts';
+import { buildWatched } from './openapi-conformance.ts';
 import { testConfig } from './test-config.ts';
 
 export interface TestApp {
@@ -34,13 +35,16 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logger = options.logger ?? captured.logger;
   const connections = await openConnections(config, 'api-test', logger);
   const services = await createApiServices(config, connections, logger, options.services);
-  const app = await buildApp({
-    config,
-    logger,
-    catalogue: loadConfiguredCatalogue(config),
-    readinessChecks: options.readinessChecks?.(connections.readinessChecks) ?? connections.readinessChecks,
-    services,
-  });
+  // Every answer is checked against the OpenAPI document; `close()` fails on any mismatch.
+  const { app, watch } = await buildWatched(() =>
+    buildApp({
+      config,
+      logger,
+      catalogue: loadConfiguredCatalogue(config),
+      readinessChecks: options.readinessChecks?.(connections.readinessChecks) ?? connections.readinessChecks,
+      services,
+    }),
+  );
   await app.ready();
   return {
     app,
@@ -52,6 +56,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       await app.close();
       await services.close();
       await closeConnections(connections);
+      watch.assertConforming();
     },
   };
 }

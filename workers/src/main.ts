@@ -1,6 +1,7 @@
 import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
+import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
 import { closeOnSignals, exitOnStartupFailure } from '../../shared/src/runtime/shutdown.ts';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   installSecretScrubber(config);
   const catalogue = loadConfiguredCatalogue(config);
   const logger = createLogger({ name: 'worker', level: config.logLevel });
+  const observability = await startProcessObservability(config, 'worker', logger);
   const connections = await openConnections(config, 'worker', logger);
   const media = createMediaWorkerDeps(config, connections, catalogue, logger);
   const processors = createProcessors(media.deps);
@@ -42,6 +44,7 @@ async function main(): Promise<void> {
     await bullmqConnection.quit();
     await media.close();
     await closeConnections(connections);
+    await observability.close();
   });
   logger.info({ queues: config.worker.queues }, 'worker ready');
 }

@@ -2,6 +2,7 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { QueueName } from '../../shared/src/jobs/queue-names.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
+import { observeStalledJob, runObservedJob } from '../../shared/src/observability/job-observation.ts';
 import type { ProcessorTable } from './processors/processor-table.ts';
 
 export interface RunWorkersOptions {
@@ -15,7 +16,7 @@ export interface RunWorkersOptions {
   readonly logger: Logger;
 }
 
-/** Starts one BullMQ worker per queue role; each dispatches on the job name. */
+/** Starts one BullMQ worker per queue role; each dispatches on the job name (timed, counted, traced). */
 export function runWorkers(options: RunWorkersOptions): Worker[] {
   return options.queues.map((queue) => {
     const log = options.logger.child({ queue });
@@ -27,8 +28,9 @@ export function runWorkers(options: RunWorkersOptions): Worker[] {
       ...(options.lockDurationMs === undefined ? {} : { lockDuration: options.lockDurationMs }),
       ...(options.stalledIntervalMs === undefined ? {} : { stalledInterval: options.stalledIntervalMs }),
     });
-    // Listeners only log; state changes happen inside processors.
+    // Listeners only log and count; state changes happen inside processors.
     worker.on('failed', (job, err) => log.warn({ jobId: job?.id, jobName: job?.name, err }, 'job failed'));
+    worker.on('stalled', () => observeStalledJob(queue));
     worker.on('error', (err) => log.error({ err }, 'worker error'));
     log.info({ concurrency: options.concurrency[queue] }, 'worker started');
     return worker;
@@ -45,7 +47,7 @@ async function dispatch(
   if (processor === undefined) {
     throw new UnrecoverableError(`no processor for job "${job.name}" on queue "${queue}"`);
   }
-  return processor(job, token);
+  return runObservedJob(queue, job, () => processor(job, token));
 }
 
 /** Waits for every worker to finish its active jobs (or hand them back) and stop. */

@@ -10,6 +10,8 @@ export interface AdmissionContext {
   readonly rateLimit: { readonly limit: number; readonly remaining: number };
   /** Set once the handler settled the hold; an unsettled hold is released when the response ends. */
   settled: boolean;
+  /** The catalogue id of the model the request names, when it names one the catalogue knows (metrics). */
+  readonly model?: string | undefined;
 }
 
 /**
@@ -19,6 +21,8 @@ export interface AdmissionContext {
 export interface AdmittedRequest {
   readonly body: unknown;
   readonly query: unknown;
+  /** The path's parameters (a native API whose model is in the path: Gemini's `{model}`). */
+  readonly params: unknown;
   readonly headers: FastifyRequest['headers'];
   readonly key: ResolvedKey;
 }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashApiKey } from '../../../shared/src/accounts/api-key-format.ts';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
@@ -6,6 +7,8 @@ import type { Billing } from '../../../shared/src/billing/billing.ts';
 import { MAX_HOLD_MICROS } from '../../../shared/src/billing/hold-estimate.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import { refused } from '../../../shared/src/observability/admission-metrics.ts';
+import { tracedStep } from '../../../shared/src/observability/tracing.ts';
 import type { AdmissionContext, RouteAdmission } from './admission-context.ts';
 import { presentedApiKey } from './key-carriers.ts';
 import { isIpAllowed, isKeyUsable, isModelAllowed } from './key-validity.ts';
@@ -34,8 +37,8 @@ export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): vo
     route.attachValidation = true;
     route.config = { ...route.config, validationAnsweredByAdmission: true };
   });
-  app.addHook('preValidation', createAuthenticationHook(deps));
-  app.addHook('preHandler', createAdmissionHook(deps));
+  app.addHook('preValidation', tracedStep('gateway.authenticate', createAuthenticationHook(deps)));
+  app.addHook('preHandler', tracedStep('gateway.admission', createAdmissionHook(deps)));
   // Callback hooks that go async only when a hold is left to release (not on the settled path).
   app.addHook('onResponse', (request, _reply, done) => {
     const release = releaseUnsettledHold(deps, request);
@@ -46,6 +49,13 @@ export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): vo
   // release once the handler has answered (into the closed connection), or the hold would stay
   // counted against the wallet until it expires.
   app.addHook('onSend', (request, reply, payload, done) => {
+    // A stream whose client goes away mid-way never finishes either: release once the stream
+    // closed (its relay has settled by then whatever usage it was told of).
+    if (payload instanceof Readable) {
+      payload.once('close', () => {
+        if (!reply.raw.writableFinished) void releaseUnsettledHold(deps, request);
+      });
+    }
     const release = reply.raw.destroyed ? releaseUnsettledHold(deps, request) : null;
     if (release === null) done(null, payload);
     else void release.then(() => done(null, payload));
@@ -71,9 +81,9 @@ export function createAuthenticationHook(deps: AdmissionDeps) {
   const now = deps.now ?? (() => new Date());
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const presented = presentedApiKey(request);
-    if (presented === undefined || !presented.startsWith('hk-')) throw errors.invalidApiKey();
+    if (presented === undefined || !presented.startsWith('hk-')) throw refused(errors.invalidApiKey());
     const key = await deps.keyCache.lookup(hashApiKey(presented));
-    if (!isKeyUsable(key, now())) throw errors.invalidApiKey();
+    if (!isKeyUsable(key, now())) throw refused(errors.invalidApiKey());
     // Bind to the request's own logger (a new child logger per request costs measurably).
     (request.log as unknown as { setBindings(bindings: Record<string, string>): void }).setBindings({
       keyId: key.id,
@@ -82,7 +92,7 @@ export function createAuthenticationHook(deps: AdmissionDeps) {
     if (!isIpAllowed(key, request.ip)) {
       const window = await deps.billing.rateWindow(key.id, key.rateLimit);
       setRateHeaders(reply, window);
-      throw errors.ipNotAllowed();
+      throw refused(errors.ipNotAllowed());
     }
     request.authenticatedKey = key;
   };
@@ -108,10 +118,16 @@ export function createAdmissionHook(deps: AdmissionDeps) {
       return; // The route answers its own validation errors (the media routes' 422).
     }
 
-    const admitted = { body: request.body, query: request.query, headers: request.headers, key };
+    const admitted = {
+      body: request.body,
+      query: request.query,
+      params: request.params,
+      headers: request.headers,
+      key,
+    };
     const requested = settings.model?.(admitted);
-    const canonical =
-      requested === undefined ? undefined : (deps.catalogue.resolve(requested)?.id ?? requested);
+    const model = requested === undefined ? undefined : deps.catalogue.resolve(requested)?.id;
+    const canonical = model ?? requested;
     const estimateMicros = settings.estimateMicros?.(admitted) ?? 0n;
     if (estimateMicros > MAX_HOLD_MICROS) {
       await countRefusedRequest(deps, reply, key, holdId);
@@ -124,7 +140,7 @@ export function createAdmissionHook(deps: AdmissionDeps) {
       ...(settings.holdTtlMs === undefined ? {} : { holdTtlMs: settings.holdTtlMs }),
     });
     throwUnlessAdmitted(result, canonical);
-    request.admission = { key, holdId, estimateMicros, rateLimit: result, settled: false };
+    request.admission = { key, holdId, estimateMicros, rateLimit: result, settled: false, model };
   };
 }
 
@@ -197,8 +213,11 @@ async function admitKey(
  * can produce one): refused, never held at less (docs/money-core.md, "Hold sizing").
  */
 function holdTooLarge() {
-  return errors.invalidRequest(
-    'The most this request could cost is too large to reserve: lower `max_tokens`, `n` or the input.',
+  return refused(
+    errors.invalidRequest(
+      'The most this request could cost is too large to reserve: lower `max_tokens`, `n` or the input.',
+    ),
+    'hold_too_large',
   );
 }
 
@@ -207,13 +226,13 @@ function throwUnlessAdmitted(result: AdmitResult, canonical: string | undefined)
     case 'admitted':
       return;
     case 'rate_limited':
-      throw errors.rateLimitExceeded(Math.max(1, Math.ceil(result.resetMs / 1000)));
+      throw refused(errors.rateLimitExceeded(Math.max(1, Math.ceil(result.resetMs / 1000))));
     case 'insufficient_quota':
-      throw errors.insufficientQuota();
+      throw refused(errors.insufficientQuota());
     case 'spend_limit_reached':
-      throw errors.spendLimitReached();
+      throw refused(errors.spendLimitReached());
     case 'model_not_allowed':
-      throw errors.modelNotAllowed(canonical ?? '');
+      throw refused(errors.modelNotAllowed(canonical ?? ''));
   }
 }
 

@@ -2,6 +2,7 @@ import type { Billing } from '../../../shared/src/billing/billing.ts';
 import { tokenCostMicros } from '../../../shared/src/billing/token-pricing.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
+import { observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import type { NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
 import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
@@ -18,16 +19,18 @@ export interface ChatDeps {
  * Charges a finished request its actual cost (usage × price) once, replacing its hold. The charge is
  * queued for the next settlement batch: the answer does not wait for the store, and the hold stays
  * until the charge counts (so `settled` is set: the hold is not released). Callers wait only when
- * the backlog of unwritten charges is over its high-water mark.
+ * the backlog of unwritten charges is over its high-water mark. `provider` served the request.
  */
 export async function settleUsage(
   deps: Pick<ChatDeps, 'billing'>,
   admission: AdmissionContext,
   model: CatalogueModel,
   usage: NormalizedUsage,
+  provider: string,
 ): Promise<bigint> {
   const costMicros = tokenCostMicros(model.pricing, usage);
   await settleCost(deps, admission, model.id, costMicros, usage);
+  observeCharge(model.id, provider, usage, costMicros);
   return costMicros;
 }
 

@@ -20,13 +20,17 @@ export interface CompleteChatInput {
   readonly requestId: string;
   /** Aborted when the client goes away: the upstream call is cancelled at once. */
   readonly signal: AbortSignal;
+  /** When the request arrived (`performance.now()` time): a stream's time to first token counts from it. */
+  readonly receivedAt: number;
 }
 
 /** A non-streamed chat completion: the first route that answers, charged once, as a ChatCompletion. */
 export async function completeChat(deps: ChatDeps, input: CompleteChatInput) {
   const routes = usableRoutes(input.model.routes, deps.config, input.model.max_output_tokens);
-  const { value: result } = await firstSuccessfulRoute(routes, (route) => callRoute(deps, route, input));
-  const costMicros = await settleUsage(deps, input.admission, input.model, result.usage);
+  const { route: served, value: result } = await firstSuccessfulRoute(routes, 'chat', (route) =>
+    callRoute(deps, route, input),
+  );
+  const costMicros = await settleUsage(deps, input.admission, input.model, result.usage, served.provider);
   return completionObject(chatIdentity(input.requestId, input.model.id, deps.now()), result, costMicros);
 }
 

@@ -27,14 +27,16 @@ export interface CreateEmbeddingsInput {
  */
 export async function createEmbeddings(deps: ChatDeps, input: CreateEmbeddingsInput) {
   const routes = usableRoutes(input.model.routes, deps.config, input.model.max_output_tokens);
-  const { value: result } = await firstSuccessfulRoute(routes, (route) => callRoute(deps, route, input));
+  const { route: served, value: result } = await firstSuccessfulRoute(routes, 'embeddings', (route) =>
+    callRoute(deps, route, input),
+  );
   const usage = {
     inputTokens: result.usage.inputTokens,
     cachedInputTokens: 0,
     outputTokens: 0,
     reasoningTokens: 0,
   };
-  const costMicros = await settleUsage(deps, input.admission, input.model, usage);
+  const costMicros = await settleUsage(deps, input.admission, input.model, usage, served.provider);
   const base64 = input.request.encoding_format === 'base64';
   return {
     object: 'list' as const,

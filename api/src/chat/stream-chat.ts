@@ -1,4 +1,5 @@
 import { jsonCharacterCount } from '../../../shared/src/billing/hold-estimate.ts';
+import { observeTimeToFirstToken } from '../../../shared/src/observability/http-metrics.ts';
 import {
   type ChatChunk,
   type ChatStreamTranslator,
@@ -27,11 +28,17 @@ import {
 } from './chat-wire.ts';
 import type { CompleteChatInput } from './complete-chat.ts';
 
-/** Where a stream's chunks come from once a route answered 200. */
+/** Where a stream's chunks come from once a route answered 200 (`provider`: that route's). */
 type StreamSource =
-  | { readonly kind: 'demo'; readonly chunks: readonly ChatChunk[]; readonly usage: NormalizedUsage }
+  | {
+      readonly kind: 'demo';
+      readonly provider: string;
+      readonly chunks: readonly ChatChunk[];
+      readonly usage: NormalizedUsage;
+    }
   | {
       readonly kind: 'http';
+      readonly provider: string;
       /** The events of each upstream read together, relayed to the client in one write. */
       readonly batches: AsyncIterable<readonly SseEvent[]>;
       readonly translator: ChatStreamTranslator;
@@ -47,7 +54,9 @@ export async function openChatStream(
   input: CompleteChatInput,
 ): Promise<AsyncGenerator<string>> {
   const routes = usableRoutes(input.model.routes, deps.config, input.model.max_output_tokens);
-  const { value: source } = await firstSuccessfulRoute(routes, (route) => openRoute(deps, route, input));
+  const { value: source } = await firstSuccessfulRoute(routes, 'chat', (route) =>
+    openRoute(deps, route, input),
+  );
   return relay(deps, input, source, chatIdentity(input.requestId, input.model.id, deps.now()));
 }
 
@@ -57,13 +66,22 @@ async function openRoute(
   input: CompleteChatInput,
 ): Promise<StreamSource> {
   if (route.kind === 'demo')
-    return { kind: 'demo', ...demoChat.stream({ ...input.request, model: route.nativeModel }) };
+    return {
+      kind: 'demo',
+      provider: route.provider,
+      ...demoChat.stream({ ...input.request, model: route.nativeModel }),
+    };
   const chat = route.adapter.chat;
   if (chat === undefined)
     throw new RouteFailure(failureFromStatus(route.provider, 502, 'no chat capability'));
   const upstream = chat.request(input.request, route.target, { stream: true });
   const response = await sendToRoute(deps.client, route.provider, route.adapter, upstream, input.signal);
-  return { kind: 'http', batches: readSseEventBatches(response.body), translator: chat.stream() };
+  return {
+    kind: 'http',
+    provider: route.provider,
+    batches: readSseEventBatches(response.body),
+    translator: chat.stream(),
+  };
 }
 
 /**
@@ -82,8 +100,10 @@ async function* relay(
   let outcome: 'completed' | 'failed' | 'gone' = 'gone';
   let usage: NormalizedUsage | undefined;
   let deliveredCharacters = 0;
+  let awaitingFirstToken = true;
   try {
     if (source.kind === 'demo') {
+      observeFirstToken(input);
       for (const chunk of source.chunks) yield sseData(chunkObject(identity, chunk));
       usage = source.usage;
     } else {
@@ -103,7 +123,12 @@ async function* relay(
           if (lines !== '') yield lines;
           throw err;
         }
-        if (lines !== '') yield lines;
+        if (lines === '') continue;
+        if (awaitingFirstToken) {
+          awaitingFirstToken = false;
+          observeFirstToken(input);
+        }
+        yield lines;
       }
       usage = source.translator.finish().usage ?? estimatedUsage(input, deliveredCharacters);
     }
@@ -120,7 +145,7 @@ async function* relay(
     if (outcome === 'gone') await chargeReportedUsage(deps, input, source);
   }
   const billed = usage ?? estimatedUsage(input, deliveredCharacters);
-  const costMicros = await settleUsage(deps, input.admission, input.model, billed);
+  const costMicros = await settleUsage(deps, input.admission, input.model, billed, source.provider);
   if (input.request.stream_options?.include_usage)
     yield sseData(usageChunkObject(identity, billed, costMicros));
   yield SSE_DONE;
@@ -134,7 +159,12 @@ async function chargeReportedUsage(
 ): Promise<void> {
   const reported = source.kind === 'http' ? source.translator.finish().usage : undefined;
   if (reported === undefined || reported.inputTokens + reported.outputTokens === 0) return;
-  await settleUsage(deps, input.admission, input.model, reported);
+  await settleUsage(deps, input.admission, input.model, reported, source.provider);
+}
+
+/** Records how long the stream took, since its request arrived, to relay its first chunk. */
+function observeFirstToken(input: CompleteChatInput): void {
+  observeTimeToFirstToken(input.model.id, (performance.now() - input.receivedAt) / 1000);
 }
 
 /**

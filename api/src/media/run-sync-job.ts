@@ -15,6 +15,7 @@ import {
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { type MediaStorage, storedKeysOf } from '../../../shared/src/media-jobs/media-storage.ts';
 import { jobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
+import { NO_TOKENS, observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
 import type { JobWaiter } from './job-waiter.ts';
 
@@ -139,6 +140,7 @@ async function deliver(
   // Queued (it throws at once otherwise): from here the hold is the settlement's to drop.
   admission.settled = true;
   await queued;
+  observeCharge(model.id, result.provider ?? 'unknown', NO_TOKENS, costMicros);
   return { job: delivered, result, costMicros };
 }
 

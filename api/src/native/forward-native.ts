@@ -1,4 +1,10 @@
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import type { GenAiOperation } from '../../../shared/src/observability/semantic-attributes.ts';
+import {
+  endUpstreamAttempt,
+  startUpstreamAttempt,
+  upstreamOutcome,
+} from '../../../shared/src/observability/upstream-observation.ts';
 import { scrubSecrets } from '../../../shared/src/upstream/secret-scrubber.ts';
 import {
   type ForwardRequest,
@@ -18,10 +24,15 @@ export interface NativeCall {
   readonly targets: readonly NativeTarget[];
   /** The upstream request for one route (its URL, credential headers and body). */
   request(target: NativeTarget): ForwardRequest;
-  /** Whether a refusal is the provider rejecting the gateway's own credential (never the client's). */
-  isCredentialRejection(status: number): boolean;
+  /**
+   * Whether a 4xx refusal (its status and its error body, scrubbed) is the provider rejecting the
+   * gateway's own credential, never the client's request: Google answers a bad key with 400.
+   */
+  isCredentialRejection(status: number, body: string): boolean;
   /** Aborted when the client goes away: the upstream call is cancelled. */
   readonly signal: AbortSignal;
+  /** What the call does, for its traces (`gen_ai.operation.name`); `chat` unless stated. */
+  readonly operation?: GenAiOperation;
 }
 
 /** A route answered 2xx: its body is still streaming. */
@@ -52,26 +63,44 @@ export async function forwardNative(
   call: NativeCall,
 ): Promise<NativeAnswer | NativeRejection> {
   const statuses: Array<number | null> = [];
-  for (const target of call.targets) {
+  for (let index = 0; index < call.targets.length; index += 1) {
+    const target = call.targets[index] as NativeTarget;
+    const { provider, native_id: model } = target.route;
+    const span = startUpstreamAttempt(call.operation ?? 'chat', provider, model);
+    const more = index < call.targets.length - 1;
     let response: UpstreamResponse;
     try {
-      response = await client.forward(call.request(target), call.signal);
+      const request = call.request(target);
+      response = await (target.simulate?.(request) ?? client.forward(request, call.signal));
     } catch (err) {
-      if (err instanceof UpstreamTransportError && err.failure !== 'aborted') {
+      const transport = err instanceof UpstreamTransportError ? err.failure : 'connection';
+      const retryable = err instanceof UpstreamTransportError && err.failure !== 'aborted';
+      endUpstreamAttempt(span, provider, upstreamOutcome(null, transport), retryable && more);
+      if (retryable) {
         statuses.push(null);
         continue;
       }
       throw err;
     }
-    if (response.status >= 200 && response.status < 300) return { kind: 'answer', target, response };
-    const retryable =
-      response.status === 429 || response.status >= 500 || call.isCredentialRejection(response.status);
-    if (retryable) {
+    if (response.status >= 200 && response.status < 300) {
+      endUpstreamAttempt(span, provider, 'ok', false);
+      return { kind: 'answer', target, response };
+    }
+    if (response.status === 429 || response.status >= 500) {
+      endUpstreamAttempt(span, provider, upstreamOutcome(response.status, null), more);
       await response.body.dump().catch(() => undefined);
       statuses.push(response.status);
       continue;
     }
-    return rejectionOf(response);
+    const rejection = await rejectionOf(response);
+    if (call.isCredentialRejection(rejection.status, rejection.body)) {
+      // The gateway's credential refused: the provider's failure (counted as 5xx), not the client's.
+      endUpstreamAttempt(span, provider, '5xx', more);
+      statuses.push(rejection.status);
+      continue;
+    }
+    endUpstreamAttempt(span, provider, '4xx', false);
+    return rejection;
   }
   if (statuses.length > 0 && statuses.every((status) => status === 429)) {
     throw errors.upstreamRateLimited();

@@ -2,8 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import { PROVIDER_IDS } from '../../../shared/src/providers/provider-ids.ts';
 import { anthropicNativeRoutes } from './anthropic/anthropic.routes.ts';
+import { elevenlabsNativeRoutes } from './elevenlabs/elevenlabs.routes.ts';
+import { geminiNativeRoutes } from './google/gemini.routes.ts';
 import type { NativeDeps } from './native-deps.ts';
 import { isProviderEnabled } from './native-targets.ts';
+import { openaiNativeRoutes } from './openai/openai.routes.ts';
 
 /** A provider-native API: its path prefix, the provider that serves it, and its routes. */
 export interface NativeApi {
@@ -15,6 +18,9 @@ export interface NativeApi {
 /** The native APIs the gateway serves (docs/native.md lists their endpoints and billing). */
 export const NATIVE_APIS: readonly NativeApi[] = [
   { prefix: 'anthropic', provider: 'anthropic', routes: anthropicNativeRoutes },
+  { prefix: 'elevenlabs', provider: 'elevenlabs', routes: elevenlabsNativeRoutes },
+  { prefix: 'openai', provider: 'openai', routes: openaiNativeRoutes },
+  { prefix: 'gemini', provider: 'google', routes: geminiNativeRoutes },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { chatHoldMicros } from '../../../shared/src/billing/hold-estimate.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
+import { errors } from '../../../shared/src/errors/app-error.ts';
 import type { AdmittedRequest } from '../admission/admission-context.ts';
 
 /**
@@ -9,33 +10,47 @@ import type { AdmittedRequest } from '../admission/admission-context.ts';
  * answer, or the same error thrown again. Admission's callbacks see `undefined` for a request the
  * plan refuses: it is counted, then the handler answers the refusal (a 400 or 404 of its own).
  */
-export function planCache<P>(plan: (request: Pick<FastifyRequest, 'body' | 'params' | 'query'>) => P) {
+export function planCache<P>(
+  plan: (request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers'>) => P,
+) {
   const plans = new WeakMap<object, { plan: P } | { error: unknown }>();
+  const planned = (request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers'>) => {
+    // Every native endpoint takes a body (the raw-body parser hands it over as a Buffer).
+    if (!(request.body instanceof Uint8Array))
+      return { error: errors.invalidRequest('The request has no body.') };
+    try {
+      return { plan: plan(request) };
+    } catch (error) {
+      return { error };
+    }
+  };
   const of = (
-    request: Pick<FastifyRequest, 'body' | 'params' | 'query'>,
+    request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers'>,
   ): { plan: P } | { error: unknown } => {
-    const cacheKey = request.body as object;
+    const cacheKey = request.body;
+    // A request without a body has no identity to cache under: planned (refused) on each call.
+    if (typeof cacheKey !== 'object' || cacheKey === null) return planned(request);
     const cached = plans.get(cacheKey);
     if (cached !== undefined) return cached;
-    let entry: { plan: P } | { error: unknown };
-    try {
-      entry = { plan: plan(request) };
-    } catch (error) {
-      entry = { error };
-    }
+    const entry = planned(request);
     plans.set(cacheKey, entry);
     return entry;
   };
   return {
     /** The plan, or the refusal thrown (the handler's view). */
-    require(request: Pick<FastifyRequest, 'body' | 'params' | 'query'>): P {
+    require(request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers'>): P {
       const entry = of(request);
       if ('error' in entry) throw entry.error;
       return entry.plan;
     },
     /** The plan, or undefined when the request is refused (admission's view). */
-    peek(request: AdmittedRequest & { params?: unknown }): P | undefined {
-      const entry = of({ body: request.body, query: request.query, params: request.params });
+    peek(request: AdmittedRequest): P | undefined {
+      const entry = of({
+        body: request.body,
+        query: request.query,
+        params: request.params,
+        headers: request.headers,
+      });
       return 'plan' in entry ? entry.plan : undefined;
     },
   };
@@ -44,12 +59,14 @@ export function planCache<P>(plan: (request: Pick<FastifyRequest, 'body' | 'para
 /**
  * The hold of a native token call (docs/native.md, "Holds"): the body's bytes as its input (a
  * bound: markup and base64 media count too, capped by the context window) at the input price,
- * plus its stated output bound, else the default allowance, capped by the model's output limit.
+ * plus its stated output bound, else the default allowance, capped by the model's output limit,
+ * once per candidate answer it asks for (`choices`: Gemini's `candidateCount`).
  */
 export function nativeTokenHoldMicros(
   model: CatalogueModel,
   bodyBytes: number,
   maxOutputTokens: number | undefined,
+  choices = 1,
 ): bigint {
-  return chatHoldMicros(model, { inputBytes: bodyBytes, imageParts: 0, maxOutputTokens, choices: 1 });
+  return chatHoldMicros(model, { inputBytes: bodyBytes, imageParts: 0, maxOutputTokens, choices });
 }

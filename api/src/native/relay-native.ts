@@ -4,6 +4,7 @@ import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts'
 import { AppError } from '../../../shared/src/errors/app-error.ts';
 import type { NativeUsage } from '../../../shared/src/native/native-usage.ts';
 import { observed, type UsageAccumulator } from '../../../shared/src/native/stream/usage-accumulator.ts';
+import { observeTimeToFirstToken } from '../../../shared/src/observability/http-metrics.ts';
 import { classifyTransportError } from '../../../shared/src/upstream/upstream-client.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
 import type { NativeAnswer, NativeRejection } from './forward-native.ts';
@@ -41,7 +42,10 @@ export async function sendWholeAnswer(
   try {
     body = Buffer.from(await answer.response.body.arrayBuffer());
   } catch (err) {
-    throw classifyTransportError(err);
+    // The provider broke off its answer (or the client left): nothing is charged.
+    throw new AppError(502, 'upstream_error', 'upstream_error', 'The provider broke off its answer.', {
+      cause: classifyTransportError(err),
+    });
   }
   copyHeaders(reply, relay, answer);
   // A free endpoint (token counting) is passed back as it is: nothing held, nothing charged.
@@ -52,7 +56,8 @@ export async function sendWholeAnswer(
     return reply.code(answer.response.status).send(body);
   }
   const costMicros = costOf(relay.model, usage);
-  await settleNative(relay.deps, relay.admission, relay.model, costMicros, usage);
+  const provider = answer.target.route.provider;
+  await settleNative(relay.deps, relay.admission, relay.model, costMicros, usage, provider);
   return reply
     .code(answer.response.status)
     .header(SERVICE_COST_HEADER, costHeaderValue(costMicros))
@@ -69,7 +74,7 @@ export function sendStream(
   reply: FastifyReply,
   relay: NativeRelay,
   answer: NativeAnswer,
-  accumulator: UsageAccumulator,
+  accumulator: UsageAccumulator<NativeUsage>,
   signal: AbortSignal,
 ): FastifyReply {
   let costText = '';
@@ -79,7 +84,14 @@ export function sendStream(
   async function* chunks(): AsyncGenerator<Uint8Array> {
     let ended: 'completed' | 'failed' = 'failed';
     try {
-      yield* observed(answer.response.body, accumulator);
+      let first = true;
+      for await (const chunk of observed(answer.response.body, accumulator)) {
+        if (first) {
+          first = false;
+          observeTimeToFirstToken(relay.model.id, reply.elapsedTime / 1000);
+        }
+        yield chunk;
+      }
       ended = 'completed';
     } catch (err) {
       if (!signal.aborted) reply.request.log.warn({ err }, 'a native stream broke off; nothing is charged');
@@ -88,7 +100,8 @@ export function sendStream(
       const charge = seen.usage !== undefined && ((ended === 'completed' && seen.complete) || signal.aborted);
       if (charge && seen.usage !== undefined) {
         const costMicros = costOf(relay.model, seen.usage);
-        await settleNative(relay.deps, relay.admission, relay.model, costMicros, seen.usage);
+        const provider = answer.target.route.provider;
+        await settleNative(relay.deps, relay.admission, relay.model, costMicros, seen.usage, provider);
         costText = costHeaderValue(costMicros);
       } else if (ended === 'completed' && !seen.complete) {
         reply.request.log.warn({ problem: seen.problem }, 'a native stream ended without its final event');

@@ -3,6 +3,7 @@ import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts'
 import { AppError } from '../../../shared/src/errors/app-error.ts';
 import { nativeCost, UnpricedUsageError } from '../../../shared/src/native/native-cost.ts';
 import type { NativeUsage } from '../../../shared/src/native/native-usage.ts';
+import { observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
 import { settleCost } from '../chat/chat-context.ts';
 import type { NativeDeps } from './native-deps.ts';
@@ -32,6 +33,7 @@ export function costOf(model: CatalogueModel, usage: NativeUsage): bigint {
  * Charges a native call its cost once, replacing its hold, like `/v1` (queued for the next
  * settlement batch, keyed by the hold id); the ledger and usage rows are the same as `/v1`'s:
  * tokens in (cache reads and writes included) and out, or none for characters and seconds.
+ * `provider` served the call.
  */
 export async function settleNative(
   deps: Pick<NativeDeps, 'billing'>,
@@ -39,6 +41,7 @@ export async function settleNative(
   model: CatalogueModel,
   costMicros: bigint,
   usage: NativeUsage,
+  provider: string,
 ): Promise<void> {
   const tokens =
     usage.kind === 'tokens'
@@ -49,6 +52,7 @@ export async function settleNative(
         }
       : { inputTokens: 0, outputTokens: 0 };
   await settleCost(deps, admission, model.id, costMicros, tokens);
+  observeCharge(model.id, provider, tokens, costMicros);
 }
 
 /** A cost as the `X-Service-Cost` header shows it: IRT, in the spec's number format. */

@@ -11,9 +11,16 @@ import { clientGoneSignal } from '../chat/client-gone.ts';
 import { completeChat } from '../chat/complete-chat.ts';
 import { wantsIdentity } from '../chat/identity.ts';
 import { openChatStream } from '../chat/stream-chat.ts';
+import {
+  errorResponses,
+  KEYED,
+  rateLimitHeaders,
+  requestIdHeader,
+  UPSTREAM,
+  WITH_BODY,
+} from '../openapi/responses.ts';
 import { chatRequestSchema } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
-import { errorSchema } from '../schemas/model.schema.ts';
 
 export interface ChatRouteDeps {
   readonly catalogue: Catalogue;
@@ -26,8 +33,31 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
     '/v1/chat/completions',
     {
       schema: {
+        tags: ['Chat'],
+        operationId: 'createChatCompletion',
+        summary: 'Create a chat completion',
+        description:
+          'The model’s routes are tried in catalogue order until one answers. With `stream: true` the answer is server-sent events: `data: <ChatCompletionChunk>` lines, then `data: [DONE]`; a failure after the first event is a `data: <StreamError>` event before `[DONE]`. `X-Service-Identity: off` leaves out the identity system prompt.',
         body: chatRequestSchema,
-        response: { 200: chatCompletionSchema, '4xx': errorSchema, '5xx': errorSchema },
+        response: {
+          200: {
+            description: 'The answer: whole (JSON), or streamed (`stream: true`).',
+            headers: { 'X-Request-Id': requestIdHeader, ...rateLimitHeaders },
+            content: {
+              'application/json': { schema: chatCompletionSchema },
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description:
+                    '`data: <ChatCompletionChunk JSON>` events, a `data: <StreamError JSON>` event if the stream fails, then `data: [DONE]`.',
+                },
+              },
+            },
+          },
+          ...errorResponses([...KEYED, ...WITH_BODY, ...UPSTREAM], {
+            400: 'A field is invalid or unsupported by the model’s provider (the message names it); `model_required` without `model`.',
+          }),
+        },
       },
       config: {
         admission: {
@@ -46,6 +76,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
         admission,
         requestId: request.id,
         signal: clientGoneSignal(reply),
+        receivedAt: performance.now() - reply.elapsedTime,
       };
       if (request.body.stream !== true) return completeChat(deps.chat, input);
       const lines = await openChatStream(deps.chat, input);

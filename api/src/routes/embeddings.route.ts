@@ -8,9 +8,16 @@ import { requireAdmission } from '../admission/require-admission.ts';
 import type { ChatDeps } from '../chat/chat-context.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { createEmbeddings } from '../chat/create-embeddings.ts';
-import { embeddingResponseSchema } from '../schemas/chat-response.schema.ts';
+import {
+  errorResponses,
+  jsonResponse,
+  KEYED,
+  rateLimitHeaders,
+  UPSTREAM,
+  WITH_BODY,
+} from '../openapi/responses.ts';
+import { embeddingListSchema } from '../schemas/chat-response.schema.ts';
 import { embeddingRequestSchema } from '../schemas/embedding-request.schema.ts';
-import { errorSchema } from '../schemas/model.schema.ts';
 
 export interface EmbeddingsRouteDeps {
   readonly catalogue: Catalogue;
@@ -25,8 +32,16 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
     '/v1/embeddings',
     {
       schema: {
+        tags: ['Embeddings'],
+        operationId: 'createEmbedding',
+        summary: 'Create embeddings',
         body: embeddingRequestSchema,
-        response: { 200: embeddingResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+        response: {
+          200: jsonResponse('One vector per input.', embeddingListSchema, rateLimitHeaders),
+          ...errorResponses([...KEYED, ...WITH_BODY, ...UPSTREAM], {
+            400: 'A field is invalid or unsupported by the model’s provider (the message names it); `model_required` without `model`.',
+          }),
+        },
       },
       config: {
         admission: {

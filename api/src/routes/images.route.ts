@@ -10,7 +10,16 @@ import { requireAdmission } from '../admission/require-admission.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
 import { type MediaDeps, runSyncJob } from '../media/run-sync-job.ts';
+import {
+  errorResponses,
+  jsonResponse,
+  KEYED,
+  rateLimitHeaders,
+  UPSTREAM,
+  WITH_BODY,
+} from '../openapi/responses.ts';
 import { imageRequestSchema } from '../schemas/media-request.schema.ts';
+import { imagesResponseSchema } from '../schemas/media-response.schema.ts';
 
 export interface ImagesRouteDeps {
   readonly catalogue: Catalogue;
@@ -26,7 +35,16 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
     '/v1/images/generations',
     {
       attachValidation: true,
-      schema: { body: imageRequestSchema },
+      schema: {
+        tags: ['Images'],
+        operationId: 'createImage',
+        summary: 'Generate images',
+        body: imageRequestSchema,
+        response: {
+          200: jsonResponse('The images, charged per image.', imagesResponseSchema, rateLimitHeaders),
+          ...errorResponses([...KEYED, ...WITH_BODY, ...UPSTREAM, 422]),
+        },
+      },
       config: {
         admission: {
           model: (inputs) => bodyModelName(inputs) ?? deps.defaultModel,

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Catalogue, toPublicModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
-import { errorSchema, modelListSchema, modelSchema } from '../schemas/model.schema.ts';
+import { errorResponses, jsonResponse, PUBLIC } from '../openapi/responses.ts';
+import { modelListSchema, modelSchema } from '../schemas/model.schema.ts';
 
 export interface ModelsRouteDeps {
   readonly catalogue: Catalogue;
@@ -16,11 +17,43 @@ export async function modelsRoutes(app: FastifyInstance, deps: ModelsRouteDeps):
   const list = { object: 'list', data: visible.map(toPublicModel) };
   const byId = new Map(list.data.map((model) => [model.id, model]));
 
-  app.get('/v1/models', { schema: { response: { 200: modelListSchema } } }, async () => list);
+  app.get(
+    '/v1/models',
+    {
+      schema: {
+        tags: ['Models'],
+        operationId: 'listModels',
+        summary: 'List the models',
+        security: [],
+        response: { 200: jsonResponse('The models.', modelListSchema), ...errorResponses(PUBLIC) },
+      },
+    },
+    async () => list,
+  );
 
   app.get<{ Params: { '*': string } }>(
     '/v1/models/*',
-    { schema: { response: { 200: modelSchema, 404: errorSchema } } },
+    {
+      schema: {
+        tags: ['Models'],
+        operationId: 'retrieveModel',
+        summary: 'Retrieve a model',
+        security: [],
+        params: {
+          type: 'object',
+          properties: {
+            '*': {
+              type: 'string',
+              description: 'The model id, such as `openai/gpt-4o-mini`: its slash as is, or `%2F`-encoded.',
+            },
+          },
+        },
+        response: {
+          200: jsonResponse('The model.', modelSchema),
+          ...errorResponses(PUBLIC, { 404: '`model_not_found`: no enabled model has this id.' }),
+        },
+      },
+    },
     async (request) => {
       const id = decodeModelId(request.params['*']);
       const model = id === undefined ? undefined : byId.get(id);

@@ -10,6 +10,14 @@ import { requireAdmission } from '../admission/require-admission.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
 import { type MediaDeps, runSyncJob } from '../media/run-sync-job.ts';
+import {
+  binaryResponse,
+  errorResponses,
+  KEYED,
+  rateLimitHeaders,
+  UPSTREAM,
+  WITH_BODY,
+} from '../openapi/responses.ts';
 import { speechRequestSchema } from '../schemas/media-request.schema.ts';
 
 export interface SpeechRouteDeps {
@@ -29,7 +37,24 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
     '/v1/audio/speech',
     {
       attachValidation: true,
-      schema: { body: speechRequestSchema },
+      schema: {
+        tags: ['Audio'],
+        operationId: 'createSpeech',
+        summary: 'Text to speech',
+        body: speechRequestSchema,
+        response: {
+          200: binaryResponse('The speech as MP3, charged per 1,000 characters of input.', 'audio/mpeg', {
+            ...rateLimitHeaders,
+            'X-Service-Cost': {
+              description: 'What the request cost, in Toman (a binary body cannot carry `service`).',
+              required: true,
+              schema: { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,6})?$' },
+            },
+            'X-Service-Currency': { description: 'Always `IRT`.', required: true, schema: { const: 'IRT' } },
+          }),
+          ...errorResponses([...KEYED, ...WITH_BODY, ...UPSTREAM, 422]),
+        },
+      },
       config: {
         admission: {
           model: (inputs) => bodyModelName(inputs) ?? deps.defaultModel,

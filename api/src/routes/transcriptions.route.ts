@@ -12,7 +12,16 @@ import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
 import { MAX_AUDIO_BYTES, receiveAudioUpload } from '../media/receive-audio-upload.ts';
 import { type MediaDeps, runSyncJob } from '../media/run-sync-job.ts';
+import {
+  errorResponses,
+  jsonResponse,
+  KEYED,
+  rateLimitHeaders,
+  UPSTREAM,
+  WITH_BODY,
+} from '../openapi/responses.ts';
 import { fieldError } from '../plugins/field-validation.ts';
+import { transcriptionFormSchema, transcriptionSchema } from '../schemas/media-response.schema.ts';
 
 export interface TranscriptionsRouteDeps {
   readonly catalogue: Catalogue;
@@ -35,7 +44,23 @@ export async function transcriptionsRoutes(
   await app.register(multipart, { limits: { fileSize: MAX_AUDIO_BYTES } });
   app.post(
     '/v1/audio/transcriptions',
-    { config: { admission: { holdId: (requestId) => mediaJobIdFor('transcription', requestId) } } },
+    {
+      schema: {
+        tags: ['Audio'],
+        operationId: 'createTranscription',
+        summary: 'Speech to text',
+        multipartBody: transcriptionFormSchema,
+        response: {
+          200: jsonResponse(
+            'The transcription, charged per minute of the measured audio.',
+            transcriptionSchema,
+            rateLimitHeaders,
+          ),
+          ...errorResponses([...KEYED, ...WITH_BODY, ...UPSTREAM, 422]),
+        },
+      },
+      config: { admission: { holdId: (requestId) => mediaJobIdFor('transcription', requestId) } },
+    },
     async (request, reply) => {
       let admission = requireAdmission(request);
       if (!request.isMultipart()) throw fieldError('file', 'must be sent as multipart/form-data');

@@ -1,22 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Billing } from '../../../shared/src/billing/billing.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
-import { errorSchema } from '../schemas/model.schema.ts';
-import { usageRowSchema } from '../schemas/usage-row.schema.ts';
+import { errorResponses, jsonResponse, KEYED, rateLimitHeaders } from '../openapi/responses.ts';
+import { usageListSchema } from '../schemas/wallet.schema.ts';
 
 export interface UsageRouteDeps {
   readonly billing: Pick<Billing, 'listUsage'>;
 }
-
-const usageListSchema = {
-  type: 'object',
-  required: ['object', 'currency', 'data'],
-  properties: {
-    object: { type: 'string', const: 'list' },
-    currency: { type: 'string', const: 'IRT' },
-    data: { type: 'array', items: usageRowSchema },
-  },
-} as const;
 
 /**
  * `GET /v1/usage?days=`: one row per day and model over every key of the account, from rows kept
@@ -27,11 +17,25 @@ export async function usageRoutes(app: FastifyInstance, deps: UsageRouteDeps): P
     '/v1/usage',
     {
       schema: {
+        tags: ['Account'],
+        operationId: 'listUsage',
+        summary: 'Usage by day and model',
         querystring: {
           type: 'object',
-          properties: { days: { type: 'integer', minimum: 1, maximum: 90, default: 30 } },
+          properties: {
+            days: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 90,
+              default: 30,
+              description: 'How many billing days back, today included.',
+            },
+          },
         },
-        response: { 200: usageListSchema, '4xx': errorSchema },
+        response: {
+          200: jsonResponse('The usage rows of those days.', usageListSchema, rateLimitHeaders),
+          ...errorResponses(KEYED),
+        },
       },
     },
     async (request) => {

@@ -14,8 +14,17 @@ import { defined } from '../media/defined.ts';
 import type { MediaDeps } from '../media/run-sync-job.ts';
 import { sendVideoContent } from '../media/send-video-content.ts';
 import { videoRecord } from '../media/video-record.ts';
+import {
+  binaryResponse,
+  errorResponses,
+  type HeaderObject,
+  jsonResponse,
+  KEYED,
+  rateLimitHeaders,
+  WITH_BODY,
+} from '../openapi/responses.ts';
 import { videoRequestSchema } from '../schemas/media-request.schema.ts';
-import { errorSchema } from '../schemas/model.schema.ts';
+import { videoDeletedSchema, videoListSchema, videoSchema } from '../schemas/media-response.schema.ts';
 import { readVideoContent, videoNotFound } from '../use-cases/account-videos.ts';
 
 export interface VideosRouteDeps {
@@ -28,6 +37,19 @@ export interface VideosRouteDeps {
 type IdParams = { id: string };
 type VideoBody = VideoRequest & { model: string };
 
+const idParams = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The video’s id (`video_…`).' } },
+} as const;
+
+const notFound = { 404: '`video_not_found`: no video of this account has this id.' } as const;
+
+const contentHeaders = {
+  ...rateLimitHeaders,
+  'Accept-Ranges': { description: '`bytes`.', required: true, schema: { const: 'bytes' } },
+  'Content-Length': { description: 'The bytes in this answer.', required: true, schema: { type: 'string' } },
+} as const satisfies Record<string, HeaderObject>;
+
 /**
  * Videos: `POST /v1/videos` answers 202 at once and a worker renders (charged on delivery);
  * `GET /v1/videos/{id}` to poll, `GET /v1/videos/{id}/content` for the MP4 (Range supported).
@@ -38,7 +60,20 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
   app.post<{ Body: VideoBody }>(
     '/v1/videos',
     {
-      schema: { body: videoRequestSchema, response: { '4xx': errorSchema } },
+      schema: {
+        tags: ['Videos'],
+        operationId: 'createVideo',
+        summary: 'Start a video render',
+        body: videoRequestSchema,
+        response: {
+          202: jsonResponse(
+            'The render is queued; poll `GET /v1/videos/{id}`. Charged per second when it completes.',
+            videoSchema,
+            rateLimitHeaders,
+          ),
+          ...errorResponses([...KEYED, ...WITH_BODY, 404]),
+        },
+      },
       config: {
         admission: {
           model: bodyModelName,
@@ -98,9 +133,16 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
     '/v1/videos',
     {
       schema: {
+        tags: ['Videos'],
+        operationId: 'listVideos',
+        summary: 'List the account’s videos',
         querystring: {
           type: 'object',
           properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        },
+        response: {
+          200: jsonResponse('The videos, newest first.', videoListSchema, rateLimitHeaders),
+          ...errorResponses(KEYED),
         },
       },
     },
@@ -111,34 +153,89 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
     },
   );
 
-  app.get<{ Params: IdParams }>('/v1/videos/:id', async (request) =>
-    videoRecord(await ownedVideo(deps, request), originOf(request)),
+  app.get<{ Params: IdParams }>(
+    '/v1/videos/:id',
+    {
+      schema: {
+        tags: ['Videos'],
+        operationId: 'retrieveVideo',
+        summary: 'Poll a video',
+        params: idParams,
+        response: {
+          200: jsonResponse('The video.', videoSchema, rateLimitHeaders),
+          ...errorResponses(KEYED, notFound),
+        },
+      },
+    },
+    async (request) => videoRecord(await ownedVideo(deps, request), originOf(request)),
   );
 
-  app.delete<{ Params: IdParams }>('/v1/videos/:id', async (request, reply) => {
-    const job = await ownedVideo(deps, request);
-    if (job.status === 'queued' || job.status === 'running') {
-      throw new AppError(
-        409,
-        'invalid_request_error',
-        'video_in_progress',
-        'A video cannot be deleted while it renders.',
-      );
-    }
-    await deps.media.jobs.markDeleted(job.id, job.accountId, deps.media.now());
-    if (job.result?.kind === 'video') await deps.media.storage.remove([job.result.key]);
-    return reply.code(200).send({ id: job.id, object: 'video.deleted', deleted: true });
-  });
+  app.delete<{ Params: IdParams }>(
+    '/v1/videos/:id',
+    {
+      schema: {
+        tags: ['Videos'],
+        operationId: 'deleteVideo',
+        summary: 'Delete a finished or failed video',
+        params: idParams,
+        response: {
+          200: jsonResponse('The video and its MP4 are deleted.', videoDeletedSchema, rateLimitHeaders),
+          ...errorResponses(KEYED, { ...notFound, 409: '`video_in_progress`: the video still renders.' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const job = await ownedVideo(deps, request);
+      if (job.status === 'queued' || job.status === 'running') {
+        throw new AppError(
+          409,
+          'invalid_request_error',
+          'video_in_progress',
+          'A video cannot be deleted while it renders.',
+        );
+      }
+      await deps.media.jobs.markDeleted(job.id, job.accountId, deps.media.now());
+      if (job.result?.kind === 'video') await deps.media.storage.remove([job.result.key]);
+      return reply.code(200).send({ id: job.id, object: 'video.deleted', deleted: true });
+    },
+  );
 
-  app.get<{ Params: IdParams }>('/v1/videos/:id/content', async (request, reply) => {
-    const { key } = requireAdmission(request);
-    const content = await readVideoContent(deps.media, {
-      accountId: key.accountId,
-      videoId: request.params.id,
-      range: request.headers.range,
-    });
-    return sendVideoContent(reply, content);
-  });
+  app.get<{ Params: IdParams }>(
+    '/v1/videos/:id/content',
+    {
+      schema: {
+        tags: ['Videos'],
+        operationId: 'downloadVideoContent',
+        summary: 'Download a completed video',
+        description: 'The MP4; a `Range: bytes=…` request answers 206 with that part.',
+        params: idParams,
+        response: {
+          200: binaryResponse('The whole MP4.', 'video/mp4', contentHeaders),
+          206: binaryResponse('The part of the MP4 the `Range` asked for.', 'video/mp4', {
+            ...contentHeaders,
+            'Content-Range': {
+              description: '`bytes <first>-<last>/<size>`.',
+              required: true,
+              schema: { type: 'string' },
+            },
+          }),
+          ...errorResponses(KEYED, {
+            404: '`video_not_found`: no video of this account has this id, it is not completed, or its MP4 expired.',
+            416: 'The range lies outside the file (`Content-Range: bytes */<size>`).',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { key } = requireAdmission(request);
+      const content = await readVideoContent(deps.media, {
+        accountId: key.accountId,
+        videoId: request.params.id,
+        range: request.headers.range,
+      });
+      return sendVideoContent(reply, content);
+    },
+  );
 }
 
 async function ownedVideo(

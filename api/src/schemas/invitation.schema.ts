@@ -4,6 +4,9 @@ import type { Invitation } from '../use-cases/create-invitation.ts';
 /** A one-time console link as the operator gets it (operator API and console alike). */
 export const invitationSchema = {
   type: 'object',
+  description:
+    'A one-time console link that sets the account’s password (`invite`: 7 days, `reset`: 1 hour).',
+  additionalProperties: false,
   required: ['url', 'expires_at', 'purpose'],
   properties: {
     url: { type: 'string' },

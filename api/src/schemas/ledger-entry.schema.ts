@@ -6,7 +6,7 @@ import { microsToIrt } from '../../../shared/src/billing/money.ts';
 const entryProperties = {
   id: { type: 'string' },
   kind: { type: 'string', enum: ['charge', 'topup', 'adjustment'] },
-  amount: { type: 'number' },
+  amount: { type: 'number', description: 'Toman, signed: charges are negative.' },
   model: { type: ['string', 'null'] },
   key_id: { type: ['string', 'null'] },
   reference: { type: ['string', 'null'] },
@@ -28,6 +28,8 @@ const ledgerEntryProperties = { ...entryProperties, ...stateProperties } as cons
 /** A ledger entry as the operator API shows it (`toLedgerEntryView`). */
 export const ledgerEntrySchema = {
   type: 'object',
+  description: 'One movement of a wallet: a charge (keyed by request or job id), a top-up or an adjustment.',
+  additionalProperties: false,
   required: Object.keys(ledgerEntryProperties),
   properties: ledgerEntryProperties,
 } as const;

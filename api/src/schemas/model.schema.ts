@@ -1,10 +1,15 @@
-/** JSON Schemas of the spec's Model and ModelList, used to validate and serialize responses. */
+/**
+ * JSON Schemas of the spec's Model and ModelList and of the error envelope: they document the
+ * answers (the OpenAPI document, docs/api.md), and the console's routes serialize through them.
+ */
 
 const nullableNumber = { type: ['number', 'null'] } as const;
 const nullableInteger = { type: ['integer', 'null'] } as const;
 
 export const pricingSchema = {
   type: 'object',
+  description: 'The price in Toman per `unit`; `output` and `cached_input` only where the model has them.',
+  additionalProperties: false,
   required: ['currency', 'unit', 'input'],
   properties: {
     currency: { type: 'string', const: 'IRT' },
@@ -17,6 +22,8 @@ export const pricingSchema = {
 
 export const modelSchema = {
   type: 'object',
+  description: 'A model of the catalogue: `<provider>/<model_name>`, its limits, capabilities and price.',
+  additionalProperties: false,
   required: ['id', 'object', 'created', 'owned_by'],
   properties: {
     id: { type: 'string' },
@@ -29,12 +36,18 @@ export const modelSchema = {
     max_output_tokens: nullableInteger,
     capabilities: { type: 'array', items: { type: 'string' } },
     pricing: pricingSchema,
-    native_id: { type: 'string' },
+    native_id: {
+      type: 'string',
+      description:
+        'The model’s id at its first provider; a request may name the model by it when no other model shares it.',
+    },
   },
 } as const;
 
 export const modelListSchema = {
   type: 'object',
+  description: 'Every enabled model some configured provider can serve.',
+  additionalProperties: false,
   required: ['object', 'data'],
   properties: {
     object: { type: 'string', const: 'list' },
@@ -42,17 +55,39 @@ export const modelListSchema = {
   },
 } as const;
 
+/** The spec's error envelope, which every error answer has (but the media endpoints' 422). */
 export const errorSchema = {
   type: 'object',
+  description: 'The error envelope of every error answer; `X-Request-Id` names the request to support.',
+  additionalProperties: false,
   required: ['error'],
   properties: {
     error: {
       type: 'object',
+      additionalProperties: false,
       required: ['message', 'type', 'code', 'param'],
       properties: {
-        message: { type: 'string' },
-        type: { type: 'string' },
-        code: { type: ['string', 'integer'] },
+        message: { type: 'string', description: 'What went wrong, for a person.' },
+        type: {
+          type: 'string',
+          description: 'The class of the error.',
+          enum: [
+            'invalid_request_error',
+            'invalid_api_key',
+            'insufficient_quota',
+            'spend_limit_reached',
+            'ip_not_allowed',
+            'permission_error',
+            'rate_limit_exceeded',
+            'rate_limit_error',
+            'upstream_error',
+            'server_error',
+          ],
+        },
+        code: {
+          type: ['string', 'integer'],
+          description: 'The precise error (`model_not_found`, `model_required`, `upstream_timeout`, …).',
+        },
         param: { type: 'null' },
       },
     },

@@ -22,8 +22,12 @@ export const topUpHeadersSchema = {
 export function topUpResponseSchema<Entry extends object>(entrySchema: Entry) {
   return {
     type: 'object',
+    additionalProperties: false,
     required: ['entry', 'balance'],
-    properties: { entry: entrySchema, balance: { type: 'number' } },
+    properties: {
+      entry: entrySchema,
+      balance: { type: 'number', description: 'The wallet balance after the top-up, in Toman.' },
+    },
   } as const;
 }
 

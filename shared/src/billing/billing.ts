@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../logging/logger.ts';
+import { tracedSettlement } from '../observability/settlement-observation.ts';
 import { type AdmitInput, type AdmitResult, admit, peekRateWindow, type RateWindow } from './admission.ts';
 import type { BillingDeps } from './billing-deps.ts';
 import { registerBillingScripts } from './billing-scripts.ts';
@@ -131,19 +132,22 @@ export function billingOver(
   });
   // One renewal loop per process (per billing instance); it never keeps the process alive.
   deps.leases.start();
+  // The settlement steps, bound once (each settlement runs in a span when the process traces).
+  const settleNow = (input: SettleInput) => settleCharge(deps, input);
+  const enqueue = (input: SettleInput) => batcher.enqueue(input);
   return {
     admit: (input) => admit(deps, input),
     rateWindow: (keyId, rateLimit) => peekRateWindow(deps, keyId, rateLimit),
     settle: async (input) => {
       try {
-        return await settleCharge(deps, input);
+        return await tracedSettlement(input, 'direct', settleNow);
       } finally {
         // Dropped by its publish already when this settlement counted it; otherwise another writer
         // counts it and drops the hold, which stays renewed until then (bounded).
         deps.leases.handOver(input.requestId);
       }
     },
-    settleDeferred: (input) => batcher.enqueue(input),
+    settleDeferred: (input) => tracedSettlement(input, 'deferred', enqueue),
     flush: () => batcher.flush(),
     close: async () => {
       try {

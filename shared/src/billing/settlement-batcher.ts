@@ -1,3 +1,4 @@
+import { observeSettlementBatch, trackSettlementBacklog } from '../observability/settlement-observation.ts';
 import type { BillingDeps } from './billing-deps.ts';
 import { type DeferredSettlement, settleBatch } from './settle-batch.ts';
 import { type SettleInput, settleCharge, validateSettleInput } from './settle-charge.ts';
@@ -57,6 +58,8 @@ export class SettlementBatcher {
   #seq = 0;
   #closed = false;
   #warnedAt = Number.NEGATIVE_INFINITY;
+  /** Stops reporting this queue in `gateway_settlement_backlog`. */
+  readonly #untrack = trackSettlementBacklog(() => this.#queue.length);
 
   constructor(deps: BillingDeps, options: SettlementBatchOptions = {}) {
     this.#deps = deps;
@@ -104,6 +107,7 @@ export class SettlementBatcher {
     await this.flush();
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
+    this.#untrack();
   }
 
   #schedule(): void {
@@ -159,12 +163,15 @@ export class SettlementBatcher {
   }
 
   async #write(batch: Queued[]): Promise<void> {
+    const started = performance.now();
     try {
       await settleBatch(
         this.#deps,
         batch.map((queued) => queued.item),
       );
+      observeSettlementBatch(batch.length, (performance.now() - started) / 1000, true);
     } catch (err) {
+      observeSettlementBatch(batch.length, (performance.now() - started) / 1000, false);
       await this.#retryLater(batch, err);
     }
   }

@@ -85,6 +85,22 @@ export interface Config {
     readonly bodyTimeoutMs: number;
     readonly connectionsPerOrigin: number;
   };
+  /** Prometheus metrics (docs/observability.md). */
+  readonly metrics: MetricsConfig;
+  /** OpenTelemetry traces: exported over OTLP/HTTP only when an endpoint is set. */
+  readonly tracing: { readonly otlpEndpoint: string | undefined };
+}
+
+export interface MetricsConfig {
+  /**
+   * Bearer token every `/metrics` endpoint requires when set; without one the api's own port has
+   * no `/metrics` (404) and metrics are served only on the separate metrics port.
+   */
+  readonly token: string | undefined;
+  /** Address of the separate metrics-only HTTP server (api and workers). */
+  readonly host: string;
+  /** Its port; unset: no separate metrics server. */
+  readonly port: number | undefined;
 }
 
 export type StoreConfig =
@@ -311,6 +327,14 @@ const envSchema = z.object({
   UPSTREAM_HEADERS_TIMEOUT_MS: int(100, 900_000).default(120_000),
   UPSTREAM_BODY_TIMEOUT_MS: int(100, 900_000).default(120_000),
   UPSTREAM_CONNECTIONS_PER_ORIGIN: int(1, 10_000).default(256),
+  METRICS_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
+  METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  METRICS_PORT: optional(int(1, 65535)),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(
+    url(['http:', 'https:'])
+      .refine((v) => !/[?#]/.test(v), 'must not have a query or a fragment')
+      .transform((v) => v.replace(/\/+$/, '')),
+  ),
   ...providerVariables(),
 });
 
@@ -471,6 +495,8 @@ export function loadConfig(env: Env): Config {
       bodyTimeoutMs: e.UPSTREAM_BODY_TIMEOUT_MS,
       connectionsPerOrigin: e.UPSTREAM_CONNECTIONS_PER_ORIGIN,
     },
+    metrics: { token: e.METRICS_TOKEN, host: e.METRICS_HOST, port: e.METRICS_PORT },
+    tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT },
   });
 }
 

@@ -1,5 +1,6 @@
 import { type DefaultJobOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { enqueueTraced, type JobTraceCarrier } from '../observability/job-observation.ts';
 import { withinMs } from '../runtime/within.ts';
 import { QUEUE_NAMES, type QueueName } from './queue-names.ts';
 
@@ -33,7 +34,8 @@ export const MEDIA_JOBS = {
 
 export type MediaJobName = keyof typeof MEDIA_JOBS;
 
-export interface MediaJobPayload {
+/** A job's data: the id of its document, and the trace it was enqueued in (when traced). */
+export interface MediaJobPayload extends JobTraceCarrier {
   readonly jobId: string;
 }
 
@@ -49,8 +51,10 @@ export type Queues = Readonly<Record<QueueName, Queue>>;
 
 /** Enqueues the job of a media job document (idempotent: the BullMQ job id is the document id). */
 export async function enqueueMediaJob(queues: Queues, queue: QueueName, jobId: string): Promise<void> {
-  const payload: MediaJobPayload = { jobId };
-  await queues[queue].add(JOB_NAME_BY_QUEUE[queue], payload, { jobId });
+  await enqueueTraced(queue, jobId, (trace) => {
+    const payload: MediaJobPayload = { jobId, ...trace };
+    return queues[queue].add(JOB_NAME_BY_QUEUE[queue], payload, { jobId });
+  });
 }
 
 /** Opens a producer handle on every queue, sharing one Redis connection. */

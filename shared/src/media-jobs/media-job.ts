@@ -45,8 +45,11 @@ export function handoffsOf(result: MediaJobResult): string[] {
   return result.images.flatMap((image) => (image.handoff === undefined ? [] : [image.handoff]));
 }
 
-/** What a finished job produced (media bytes live in S3 under keys derived from the job id). */
-export type MediaJobResult =
+/**
+ * What a finished job produced (media bytes live in S3 under keys derived from the job id), and
+ * `provider`, the route's provider that produced it (results recorded before it was kept have none).
+ */
+export type MediaJobResult = { provider?: string } & (
   | {
       kind: 'image';
       /** `handoff`: the name of a short-lived Redis copy of the PNG, when one was made (media-handoff.ts). */
@@ -60,7 +63,8 @@ export type MediaJobResult =
       duration: number;
       words: Array<{ word: string; start: number; end: number }>;
     }
-  | { kind: 'video'; key: string; seconds: number; sizeBytes: number };
+  | { kind: 'video'; key: string; seconds: number; sizeBytes: number }
+);
 
 /** A render submitted to a provider, so a rerun polls it instead of submitting again. */
 export interface ProviderOperation {

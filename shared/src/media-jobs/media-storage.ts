@@ -7,6 +7,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { ATTR_AWS_S3_BUCKET, ATTR_AWS_S3_KEY } from '../observability/semantic-attributes.ts';
+import { inSpan, SpanKind } from '../observability/tracing.ts';
 import type { MediaJobResult } from './media-job.ts';
 
 /**
@@ -46,12 +48,19 @@ export interface StoredObject {
   readonly contentType: string | undefined;
 }
 
-/** The media bucket: put, stream in, read (with ranges) and delete objects. */
+/** The media bucket: put, stream in, read (with ranges) and delete objects; each write a `gateway.store` span. */
 export function createMediaStorage(s3: S3Client, bucket: string) {
+  const stored = (key: string, write: () => Promise<unknown>) =>
+    inSpan(
+      'gateway.store',
+      SpanKind.INTERNAL,
+      { [ATTR_AWS_S3_BUCKET]: bucket, [ATTR_AWS_S3_KEY]: key },
+      write,
+    );
   return {
     async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
-      await s3.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType }),
+      await stored(key, () =>
+        s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType })),
       );
     },
 
@@ -68,7 +77,7 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
         client: s3,
         params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
       });
-      await upload.done();
+      await stored(key, () => upload.done());
     },
 
     async getBytes(key: string): Promise<Uint8Array> {

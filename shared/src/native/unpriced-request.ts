@@ -66,22 +66,25 @@ function anthropicParts(body: Readonly<Record<string, unknown>>): string[] {
   return parts;
 }
 
-/** Grounding tools, and audio sent inline or by file (priced apart from text by Google). */
+/**
+ * Grounding tools, and audio sent inline or by file (priced apart from text by Google). The API
+ * reads each field by its JSON name or its proto name (`googleSearch` or `google_search`).
+ */
 function geminiParts(body: Readonly<Record<string, unknown>>): string[] {
+  const field = (object: Readonly<Record<string, unknown>>, camel: string, snake: string) =>
+    object[camel] ?? object[snake];
   const parts: string[] = [];
   for (const tool of toolsOf(body)) {
-    if (tool.googleSearch !== undefined || tool.googleSearchRetrieval !== undefined)
-      parts.push('google_search_grounding');
-    if (tool.googleMaps !== undefined) parts.push('google_maps_grounding');
+    const search =
+      field(tool, 'googleSearch', 'google_search') ??
+      field(tool, 'googleSearchRetrieval', 'google_search_retrieval');
+    if (search !== undefined) parts.push('google_search_grounding');
+    if (field(tool, 'googleMaps', 'google_maps') !== undefined) parts.push('google_maps_grounding');
   }
   for (const object of objectsIn(body.contents)) {
-    const media = isObject(object.inlineData)
-      ? object.inlineData
-      : isObject(object.fileData)
-        ? object.fileData
-        : {};
-    if (typeof media.mimeType === 'string' && media.mimeType.startsWith('audio/'))
-      parts.push('audio_input_tokens');
+    const media = field(object, 'inlineData', 'inline_data') ?? field(object, 'fileData', 'file_data');
+    const mimeType = isObject(media) ? field(media, 'mimeType', 'mime_type') : undefined;
+    if (typeof mimeType === 'string' && mimeType.startsWith('audio/')) parts.push('audio_input_tokens');
   }
   return parts;
 }

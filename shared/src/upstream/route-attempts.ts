@@ -1,4 +1,10 @@
 import { AppError } from '../errors/app-error.ts';
+import type { GenAiOperation } from '../observability/semantic-attributes.ts';
+import {
+  endUpstreamAttempt,
+  startUpstreamAttempt,
+  upstreamOutcome,
+} from '../observability/upstream-observation.ts';
 import {
   type ProviderAdapter,
   UnsupportedFeatureError,
@@ -38,25 +44,44 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * Tries the routes in order until one succeeds. A retryable failure (429, 5xx, timeout, connection
  * error, broken answer) moves on to the next route; a rejection of the request itself (400, 413,
  * 422) stops at once. When no route succeeds the client gets the spec's error for what happened.
+ * Each attempt is counted by provider and outcome, and traced as a GenAI `operation` span.
  */
 export async function firstSuccessfulRoute<T, A>(
   routes: readonly ResolvedRoute<A>[],
+  operation: GenAiOperation,
   attempt: (route: ResolvedRoute<A>) => Promise<T>,
 ): Promise<{ route: ResolvedRoute<A>; value: T }> {
   if (routes.length === 0) {
     throw new AppError(502, 'upstream_error', 'upstream_error', 'No provider is configured for this model.');
   }
   const failures: UpstreamFailure[] = [];
-  for (const route of routes) {
+  for (let index = 0; index < routes.length; index += 1) {
+    const route = routes[index] as ResolvedRoute<A>;
+    const span = startUpstreamAttempt(operation, route.provider, nativeModelOf(route));
+    let failure: UpstreamFailure;
     try {
-      return { route, value: await attempt(route) };
+      const value = await attempt(route);
+      endUpstreamAttempt(span, route.provider, 'ok', false);
+      return { route, value };
     } catch (err) {
-      const failure = asFailure(route, err);
-      failures.push(failure);
-      if (!failure.retryable) break;
+      try {
+        failure = asFailure(route, err);
+      } catch (refusal) {
+        // The request itself cannot be served (a feature the provider lacks) or a bug: no fallback.
+        endUpstreamAttempt(span, route.provider, '4xx', false);
+        throw refusal;
+      }
     }
+    failures.push(failure);
+    const fallback = failure.retryable && index < routes.length - 1;
+    endUpstreamAttempt(span, route.provider, upstreamOutcome(failure.status, failure.transport), fallback);
+    if (!failure.retryable) break;
   }
   throw clientErrorFor(failures);
+}
+
+function nativeModelOf<A>(route: ResolvedRoute<A>): string {
+  return route.kind === 'demo' ? route.nativeModel : route.target.nativeModel;
 }
 
 /** How an adapter reads its provider's error answers. */

@@ -24,8 +24,11 @@ export function imageProcessor(deps: MediaWorkerDeps) {
       if (job.request.kind !== 'image') throw new Error(`job ${job.id} is not an image job`);
       const input = job.request.input;
       const routes = usableMediaRoutes(model.routes, deps.config);
-      const { value: images } = await firstSuccessfulRoute(routes, (route) =>
-        route.kind === 'demo' ? Promise.resolve(demoImages(input)) : generate(deps, route, input),
+      const { route: served, value: images } = await firstSuccessfulRoute(
+        routes,
+        'generate_content',
+        (route) =>
+          route.kind === 'demo' ? Promise.resolve(demoImages(input)) : generate(deps, route, input),
       );
       const keys = images.map((_, index) => mediaKeys.image(job.id, index));
       // The durable copies and the waiting api's short-lived ones, side by side (an offer never
@@ -44,6 +47,7 @@ export function imageProcessor(deps: MediaWorkerDeps) {
       return {
         result: {
           kind: 'image',
+          provider: served.provider,
           images: images.map((image, i) => ({
             key: keys[i] as string,
             revisedPrompt: image.revisedPrompt,

@@ -17,7 +17,7 @@ export function speechProcessor(deps: MediaWorkerDeps) {
       const input = job.request.input;
       const key = mediaKeys.speech(job.id);
       const routes = usableMediaRoutes(model.routes, deps.config);
-      await firstSuccessfulRoute(routes, async (route) => {
+      const { route: served } = await firstSuccessfulRoute(routes, 'generate_content', async (route) => {
         const audio =
           route.kind === 'demo'
             ? Readable.from([demoMedia.speech.synthesize(input)])
@@ -30,7 +30,7 @@ export function speechProcessor(deps: MediaWorkerDeps) {
         await deps.storage.putStream(key, audio, 'audio/mpeg');
       });
       return {
-        result: { kind: 'speech', key, characters: input.input.length },
+        result: { kind: 'speech', provider: served.provider, key, characters: input.input.length },
         costMicros: null,
         storedKeys: [key],
         expiresAt: null,

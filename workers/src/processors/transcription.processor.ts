@@ -25,8 +25,9 @@ export function transcriptionProcessor(deps: MediaWorkerDeps) {
         ? await deps.storage.getBytes(mediaKeys.upload(job.id))
         : new Uint8Array();
       const request = transcriptionRequest(input, audio);
-      const { value: transcript } = await firstSuccessfulRoute(
+      const { route: served, value: transcript } = await firstSuccessfulRoute(
         routes,
+        'generate_content',
         async (route): Promise<TranscriptionResult> => {
           if (route.kind === 'demo')
             return demoMedia.transcription.transcribe(input.durationSeconds, request);
@@ -39,6 +40,7 @@ export function transcriptionProcessor(deps: MediaWorkerDeps) {
       return {
         result: {
           kind: 'transcription',
+          provider: served.provider,
           text: transcript.text,
           language: transcript.language ?? input.language ?? null,
           // A file can state less duration than it holds: bill the larger of ours and the provider's.

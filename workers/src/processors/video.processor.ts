@@ -6,6 +6,7 @@ import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts'
 import type { MediaJob, ProviderOperation } from '../../../shared/src/media-jobs/media-job.ts';
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
 import { settleJobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
+import { NO_TOKENS, observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
 import { type MediaRoute, usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
 import type { VideoPollState, VideoRequest } from '../../../shared/src/providers/media-types.ts';
@@ -50,7 +51,7 @@ async function submit(
   routes: MediaRoute[],
   input: VideoRequest,
 ): Promise<ProviderOperation> {
-  const { route, value: operationId } = await firstSuccessfulRoute(routes, async (r) => {
+  const { route, value: operationId } = await firstSuccessfulRoute(routes, 'generate_content', async (r) => {
     if (r.kind === 'demo') return `demo-${job.id}`;
     const video = capabilityOf(r, 'video');
     return video.submitted(await sendForJson(deps, r, video.submit(input, r.target))).operationId;
@@ -126,8 +127,15 @@ async function deliver(
     throw new JobEndedElsewhere(job.id, [key]);
   const costMicros = mediaCostMicros(model.pricing, input.duration);
   await settleJobCharge(deps.billing, job, model.id, costMicros);
+  observeCharge(model.id, route.provider, NO_TOKENS, costMicros);
   const expiresAt = new Date(deps.now().getTime() + deps.config.media.videoRetentionMs);
-  const result = { kind: 'video' as const, key, seconds: input.duration, sizeBytes: stored.totalLength };
+  const result = {
+    kind: 'video' as const,
+    provider: route.provider,
+    key,
+    seconds: input.duration,
+    sizeBytes: stored.totalLength,
+  };
   return { result, costMicros, storedKeys: [key], expiresAt };
 }
 

@@ -5,12 +5,12 @@ import type {
   AccountsRepository,
 } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { KeyCache } from '../../../../shared/src/accounts/key-cache.ts';
+import { errorResponses, jsonResponse, OPERATOR, WITH_BODY } from '../../openapi/responses.ts';
 import { requireAdminToken } from '../../plugins/admin-auth.ts';
-import { errorSchema } from '../../schemas/model.schema.ts';
 import { createAccount } from '../../use-cases/create-account.ts';
 import { type BalanceOf, getAccount } from '../../use-cases/get-account.ts';
 import { updateAccount } from '../../use-cases/update-account.ts';
-import { accountSchema, adminErrorResponses, idParamsSchema, toAccountView } from './admin.schema.ts';
+import { accountListSchema, accountSchema, idParamsSchema, toAccountView } from './admin.schema.ts';
 import { strictValidatorCompiler } from './admin-validation.ts';
 
 /** What the account routes need; registered under the `/admin/v1` prefix. */
@@ -40,6 +40,9 @@ const updateBodySchema = {
 
 type IdParams = { id: string };
 
+const tags = ['Operator: accounts'];
+const notFound = { 404: '`account_not_found`, or no operator API (`ADMIN_TOKEN` unset).' } as const;
+
 /** Operator API: open, read and (de)activate accounts. */
 export async function adminAccountsRoutes(
   app: FastifyInstance,
@@ -53,8 +56,17 @@ export async function adminAccountsRoutes(
     '/accounts',
     {
       schema: {
+        tags,
+        operationId: 'createAccount',
+        summary: 'Open an account',
         body: createBodySchema,
-        response: { 201: accountSchema, 409: errorSchema, ...adminErrorResponses },
+        response: {
+          201: jsonResponse('The account, with an empty wallet.', accountSchema),
+          ...errorResponses([...OPERATOR, ...WITH_BODY], {
+            404: 'No operator API (`ADMIN_TOKEN` unset).',
+            409: '`account_exists`: an account has this email.',
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -68,6 +80,9 @@ export async function adminAccountsRoutes(
     '/accounts',
     {
       schema: {
+        tags,
+        operationId: 'findAccount',
+        summary: 'Find the account with an email',
         querystring: {
           type: 'object',
           additionalProperties: false,
@@ -75,12 +90,8 @@ export async function adminAccountsRoutes(
           properties: { email: accountFieldSchemas.email },
         },
         response: {
-          200: {
-            type: 'object',
-            required: ['object', 'data'],
-            properties: { object: { const: 'list' }, data: { type: 'array', items: accountSchema } },
-          },
-          ...adminErrorResponses,
+          200: jsonResponse('The account with this email: a list of 0 or 1.', accountListSchema),
+          ...errorResponses(OPERATOR, { 404: 'No operator API (`ADMIN_TOKEN` unset).' }),
         },
       },
     },
@@ -94,7 +105,15 @@ export async function adminAccountsRoutes(
 
   app.get<{ Params: IdParams }>(
     '/accounts/:id',
-    { schema: { params: idParamsSchema, response: { 200: accountSchema, ...adminErrorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'retrieveAccount',
+        summary: 'Read an account',
+        params: idParamsSchema,
+        response: { 200: jsonResponse('The account.', accountSchema), ...errorResponses(OPERATOR, notFound) },
+      },
+    },
     async (request) => toAccountView(await getAccount(deps, { accountId: request.params.id })),
   );
 
@@ -102,9 +121,16 @@ export async function adminAccountsRoutes(
     '/accounts/:id',
     {
       schema: {
+        tags,
+        operationId: 'updateAccount',
+        summary: 'Activate or deactivate an account',
+        description: 'An inactive account’s keys are refused (401) on every replica at once.',
         params: idParamsSchema,
         body: updateBodySchema,
-        response: { 200: accountSchema, ...adminErrorResponses },
+        response: {
+          200: jsonResponse('The account.', accountSchema),
+          ...errorResponses([...OPERATOR, ...WITH_BODY], notFound),
+        },
       },
     },
     async (request) => {

@@ -2,7 +2,9 @@ import type { ApiKeyRecord } from '../../../../shared/src/accounts/api-keys.repo
 import { keySettingsBodySchema } from '../../../../shared/src/accounts/key-settings.ts';
 import { keyState } from '../../../../shared/src/accounts/key-state.ts';
 import { microsToIrt } from '../../../../shared/src/billing/money.ts';
+import { ledgerEntrySchema } from '../../schemas/ledger-entry.schema.ts';
 import { errorSchema } from '../../schemas/model.schema.ts';
+import { topUpResponseSchema } from '../../schemas/top-up.schema.ts';
 import type { AccountWithBalance } from '../../use-cases/get-account.ts';
 
 /** Path parameter `{id}` of an account or key; longer than any id we issue is a 400. */
@@ -16,6 +18,8 @@ export const idParamsSchema = {
 /** An account as the operator API shows it (balance in Toman). */
 export const accountSchema = {
   type: 'object',
+  description: 'An account: its wallet balance in Toman, and whether its keys may be used.',
+  additionalProperties: false,
   required: ['id', 'email', 'name', 'status', 'balance', 'created_at'],
   properties: {
     id: { type: 'string' },
@@ -47,6 +51,8 @@ const keyProperties = {
 /** A key without its secret: what every read and update answers. */
 export const keySchema = {
   type: 'object',
+  description: 'An API key’s settings and state, never its secret (`last4` tells it apart).',
+  additionalProperties: false,
   required: Object.keys(keyProperties),
   properties: keyProperties,
 } as const;
@@ -54,22 +60,45 @@ export const keySchema = {
 /** A key at creation: the same plus the full `key`, shown this once. */
 export const createdKeySchema = {
   type: 'object',
+  description: 'A new key with its secret `key` (`hk-…`), shown this once.',
+  additionalProperties: false,
   required: [...Object.keys(keyProperties), 'key'],
   properties: { ...keyProperties, key: { type: 'string' } },
 } as const;
 
 export const keyListSchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['object', 'data'],
   properties: { object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: keySchema } },
 } as const;
 
-/** Response schemas of the errors every admin route can answer. */
-export const adminErrorResponses = { 400: errorSchema, 401: errorSchema, 404: errorSchema } as const;
+/** The accounts found by email: a list of 0 or 1. */
+export const accountListSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['object', 'data'],
+  properties: { object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: accountSchema } },
+} as const;
+
+/** An account's ledger entries, newest first. */
+export const ledgerListSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['object', 'data'],
+  properties: {
+    object: { type: 'string', enum: ['list'] },
+    data: { type: 'array', items: ledgerEntrySchema },
+  },
+} as const;
+
+/** A top-up: its ledger entry and the wallet balance after it. */
+export const topUpSchema = topUpResponseSchema(ledgerEntrySchema);
 
 /**
- * The schemas of creating, changing and deleting a key, with the errors of the API serving them: the
- * operator API and the console go through the same use cases and answer the same.
+ * The schemas of creating, changing and deleting a key, with the errors of the API serving them (the
+ * console's; the operator API's routes declare the same bodies with their documented answers): both
+ * go through the same use cases and answer the same.
  */
 export function keyWriteSchemas<Errors extends Record<number, object>>(errorResponses: Errors) {
   return {

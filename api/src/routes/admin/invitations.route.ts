@@ -5,10 +5,11 @@ import type {
   InvitationPurpose,
 } from '../../../../shared/src/accounts/credentials.repository.ts';
 import { publicOrigin } from '../../console/public-origin.ts';
+import { errorResponses, jsonResponse, OPERATOR, WITH_BODY } from '../../openapi/responses.ts';
 import { requireAdminToken } from '../../plugins/admin-auth.ts';
 import { invitationBodySchema, invitationSchema, toInvitationView } from '../../schemas/invitation.schema.ts';
 import { createInvitation } from '../../use-cases/create-invitation.ts';
-import { adminErrorResponses, idParamsSchema } from './admin.schema.ts';
+import { idParamsSchema } from './admin.schema.ts';
 import { strictValidatorCompiler } from './admin-validation.ts';
 
 /** What the invitation route needs; registered under the `/admin/v1` prefix. */
@@ -39,9 +40,19 @@ export async function adminInvitationsRoutes(
     '/accounts/:id/invitations',
     {
       schema: {
+        tags: ['Operator: console links'],
+        operationId: 'createInvitation',
+        summary: 'Make a one-time console link',
+        description:
+          'The account’s earlier links stop working. A request without a body asks for an invitation.',
         params: idParamsSchema,
         body: invitationBodySchema,
-        response: { 201: invitationSchema, ...adminErrorResponses },
+        response: {
+          201: jsonResponse('The link.', invitationSchema),
+          ...errorResponses([...OPERATOR, ...WITH_BODY], {
+            404: '`account_not_found`, or no operator API (`ADMIN_TOKEN` unset).',
+          }),
+        },
       },
     },
     async (request, reply) => {

@@ -2,19 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../../../../shared/src/accounts/api-keys.repository.ts';
 import type { KeyCache } from '../../../../shared/src/accounts/key-cache.ts';
-import type { KeySettingsInput } from '../../../../shared/src/accounts/key-settings.ts';
+import {
+  type KeySettingsInput,
+  keySettingsBodySchema,
+} from '../../../../shared/src/accounts/key-settings.ts';
+import { emptyResponse, errorResponses, jsonResponse, OPERATOR, WITH_BODY } from '../../openapi/responses.ts';
 import { requireAdminToken } from '../../plugins/admin-auth.ts';
 import { createKey } from '../../use-cases/create-key.ts';
 import { deleteKey } from '../../use-cases/delete-key.ts';
 import { listKeys } from '../../use-cases/list-keys.ts';
 import { updateKey } from '../../use-cases/update-key.ts';
-import {
-  adminErrorResponses,
-  idParamsSchema,
-  keyListSchema,
-  keyWriteSchemas,
-  toKeyView,
-} from './admin.schema.ts';
+import { createdKeySchema, idParamsSchema, keyListSchema, keySchema, toKeyView } from './admin.schema.ts';
 import { strictValidatorCompiler } from './admin-validation.ts';
 
 /** What the key routes need; registered under the `/admin/v1` prefix. */
@@ -29,16 +27,35 @@ export interface AdminKeysRouteOptions {
 
 type IdParams = { id: string };
 
+const tags = ['Operator: keys'];
+const accountNotFound = { 404: '`account_not_found`, or no operator API (`ADMIN_TOKEN` unset).' } as const;
+const keyNotFound = { 404: '`key_not_found`, or no operator API (`ADMIN_TOKEN` unset).' } as const;
+
 /** Operator API: create, list, change and delete an account's API keys. */
 export async function adminKeysRoutes(app: FastifyInstance, options: AdminKeysRouteOptions): Promise<void> {
   requireAdminToken(app, options.adminToken);
   app.setValidatorCompiler(strictValidatorCompiler);
   const deps = { ...options, clock: options.clock ?? (() => new Date()) };
-  const schemas = keyWriteSchemas(adminErrorResponses);
 
   app.post<{ Params: IdParams; Body: KeySettingsInput | undefined }>(
     '/accounts/:id/keys',
-    { schema: { params: idParamsSchema, ...schemas.create } },
+    {
+      schema: {
+        tags,
+        operationId: 'createKey',
+        summary: 'Create a key',
+        description: 'At most 25 active keys per account. Every setting may be left out (its default).',
+        params: idParamsSchema,
+        body: keySettingsBodySchema,
+        response: {
+          201: jsonResponse('The key, with its secret shown this once.', createdKeySchema),
+          ...errorResponses([...OPERATOR, ...WITH_BODY], {
+            ...accountNotFound,
+            409: '`key_limit_reached`: the account has 25 active keys.',
+          }),
+        },
+      },
+    },
     async (request, reply) => {
       const created = await createKey(deps, { accountId: request.params.id, settings: request.body ?? {} });
       request.log.info({ accountId: created.record.accountId, keyId: created.record.id }, 'api key created');
@@ -48,7 +65,18 @@ export async function adminKeysRoutes(app: FastifyInstance, options: AdminKeysRo
 
   app.get<{ Params: IdParams }>(
     '/accounts/:id/keys',
-    { schema: { params: idParamsSchema, response: { 200: keyListSchema, ...adminErrorResponses } } },
+    {
+      schema: {
+        tags,
+        operationId: 'listKeys',
+        summary: 'List an account’s keys',
+        params: idParamsSchema,
+        response: {
+          200: jsonResponse('The keys, never their secrets.', keyListSchema),
+          ...errorResponses(OPERATOR, accountNotFound),
+        },
+      },
+    },
     async (request) => {
       const keys = await listKeys(deps, { accountId: request.params.id });
       const now = deps.clock();
@@ -58,7 +86,22 @@ export async function adminKeysRoutes(app: FastifyInstance, options: AdminKeysRo
 
   app.patch<{ Params: IdParams; Body: KeySettingsInput }>(
     '/keys/:id',
-    { schema: schemas.update },
+    {
+      schema: {
+        tags,
+        operationId: 'updateKey',
+        summary: 'Change a key’s settings',
+        params: idParamsSchema,
+        body: keySettingsBodySchema,
+        response: {
+          200: jsonResponse('The key.', keySchema),
+          ...errorResponses([...OPERATOR, ...WITH_BODY], {
+            ...keyNotFound,
+            409: '`key_limit_reached`: activating it would make a 26th active key.',
+          }),
+        },
+      },
+    },
     async (request) => {
       const updated = await updateKey(deps, { keyId: request.params.id, settings: request.body ?? {} });
       request.log.info({ keyId: updated.id, fields: Object.keys(request.body ?? {}) }, 'api key updated');
@@ -66,9 +109,21 @@ export async function adminKeysRoutes(app: FastifyInstance, options: AdminKeysRo
     },
   );
 
-  app.delete<{ Params: IdParams }>('/keys/:id', { schema: schemas.remove }, async (request, reply) => {
-    await deleteKey(deps, { keyId: request.params.id });
-    request.log.info({ keyId: request.params.id }, 'api key deleted');
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: IdParams }>(
+    '/keys/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteKey',
+        summary: 'Delete a key',
+        params: idParamsSchema,
+        response: { 204: emptyResponse('The key is deleted.'), ...errorResponses(OPERATOR, keyNotFound) },
+      },
+    },
+    async (request, reply) => {
+      await deleteKey(deps, { keyId: request.params.id });
+      request.log.info({ keyId: request.params.id }, 'api key deleted');
+      return reply.code(204).send();
+    },
+  );
 }

@@ -2,18 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { accountErrors } from '../../../../shared/src/accounts/account-errors.ts';
 import type { Billing } from '../../../../shared/src/billing/billing.ts';
 import { microsToIrt } from '../../../../shared/src/billing/money.ts';
+import { errorResponses, jsonResponse, OPERATOR, WITH_BODY } from '../../openapi/responses.ts';
 import { requireAdminToken } from '../../plugins/admin-auth.ts';
 import { exactAmountMicros, registerExactAmountParser } from '../../plugins/exact-amount-json.ts';
-import { ledgerEntrySchema, toLedgerEntryView } from '../../schemas/ledger-entry.schema.ts';
-import { errorSchema } from '../../schemas/model.schema.ts';
-import {
-  type TopUpRequest,
-  topUpBodySchema,
-  topUpHeadersSchema,
-  topUpResponseSchema,
-} from '../../schemas/top-up.schema.ts';
+import { toLedgerEntryView } from '../../schemas/ledger-entry.schema.ts';
+import { type TopUpRequest, topUpBodySchema, topUpHeadersSchema } from '../../schemas/top-up.schema.ts';
 import { topUpAccount } from '../../use-cases/top-up-account.ts';
-import { adminErrorResponses, idParamsSchema } from './admin.schema.ts';
+import { idParamsSchema, ledgerListSchema, topUpSchema } from './admin.schema.ts';
 import { strictValidatorCompiler } from './admin-validation.ts';
 
 export interface WalletRouteOptions {
@@ -26,17 +21,17 @@ export interface WalletRouteOptions {
 const ledgerQuerySchema = {
   type: 'object',
   // 1 to 500, as text: the admin validator never coerces.
-  properties: { limit: { type: 'string', pattern: '^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$' } },
-} as const;
-
-const ledgerListSchema = {
-  type: 'object',
-  required: ['object', 'data'],
   properties: {
-    object: { type: 'string', enum: ['list'] },
-    data: { type: 'array', items: ledgerEntrySchema },
+    limit: {
+      type: 'string',
+      pattern: '^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$',
+      description: 'How many entries, 1 to 500 (default 50).',
+    },
   },
 } as const;
+
+const tags = ['Operator: wallet'];
+const notFound = { 404: '`account_not_found`, or no operator API (`ADMIN_TOKEN` unset).' } as const;
 
 interface LedgerRequest {
   Params: { id: string };
@@ -53,13 +48,25 @@ export async function walletRoutes(app: FastifyInstance, options: WalletRouteOpt
     '/accounts/:id/topups',
     {
       schema: {
+        tags,
+        operationId: 'topUpAccount',
+        summary: 'Credit a wallet',
+        description:
+          'The amount is taken exactly as written (at most 6 decimals). A top-up repeated with the same `Idempotency-Key` credits once and answers the first one’s entry again.',
         params: idParamsSchema,
         headers: topUpHeadersSchema,
         body: topUpBodySchema,
         response: {
-          201: topUpResponseSchema(ledgerEntrySchema),
-          ...adminErrorResponses,
-          409: errorSchema,
+          201: jsonResponse('The top-up’s ledger entry and the new balance.', topUpSchema, {
+            'Idempotent-Replayed': {
+              description: '`true` when this answers an earlier top-up with the same `Idempotency-Key`.',
+              schema: { const: 'true' },
+            },
+          }),
+          ...errorResponses([...OPERATOR, ...WITH_BODY], {
+            ...notFound,
+            409: 'The `Idempotency-Key` was used for a top-up of another amount or reference.',
+          }),
         },
       },
     },
@@ -81,9 +88,15 @@ export async function walletRoutes(app: FastifyInstance, options: WalletRouteOpt
     '/accounts/:id/ledger',
     {
       schema: {
+        tags,
+        operationId: 'listLedger',
+        summary: 'An account’s ledger',
         params: idParamsSchema,
         querystring: ledgerQuerySchema,
-        response: { 200: ledgerListSchema, ...adminErrorResponses },
+        response: {
+          200: jsonResponse('The entries, newest first.', ledgerListSchema),
+          ...errorResponses(OPERATOR, notFound),
+        },
       },
     },
     async (request) => {

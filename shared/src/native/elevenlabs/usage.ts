@@ -9,7 +9,8 @@
  *   gateway measured from the uploaded file (as on `/v1/audio/transcriptions`) and the
  *   `audio_duration_secs` the answer reports; times the channels with `use_multi_channel` (each
  *   channel is billed at the full duration). Options that ElevenLabs bills as surcharges
- *   (`entity_detection`, `entity_redaction`, `keyterms`, `detect_speaker_roles`) and `webhook`
+ *   (`entity_detection`, `entity_redaction`, `keyterms`, `detect_speaker_roles`,
+ *   `transcript_edit`) and `webhook`
  *   (the transcript, and so its duration, arrives elsewhere) have no catalogue price: unpriced.
  * - sound generation (`POST /v1/sound-generation`): the `duration_seconds` the request fixed, or
  *   the duration measured from the audio produced (audio-duration.ts).
@@ -33,6 +34,7 @@ const SURCHARGED_FIELDS: Readonly<Record<string, string>> = {
   entity_redaction: 'entity_redaction_surcharge',
   keyterms: 'keyterms_surcharge',
   detect_speaker_roles: 'speaker_roles_surcharge',
+  transcript_edit: 'transcript_edit_surcharge',
   webhook: 'webhook_transcriptions',
 };
 

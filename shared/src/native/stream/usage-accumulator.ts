@@ -1,9 +1,12 @@
-import type { NativeTokenUsage } from '../native-usage.ts';
+import type { NativeTokenUsage, NativeUsage } from '../native-usage.ts';
 
-/** What a stream reported about its usage by the time it ended (or was cut). */
-export interface StreamUsage {
+/**
+ * What a stream reported about its usage by the time it ended (or was cut): tokens for the text
+ * protocols, characters or seconds for audio streams.
+ */
+export interface StreamUsage<U extends NativeUsage = NativeTokenUsage> {
   /** The latest usage the stream reported; undefined when it reported none. */
-  readonly usage: NativeTokenUsage | undefined;
+  readonly usage: U | undefined;
   /** Whether the protocol's final event arrived (a cut stream reports what it had so far). */
   readonly complete: boolean;
   /** Why observing stopped early (an event that is not JSON, an oversized event); for the log. */
@@ -16,10 +19,10 @@ export interface StreamUsage {
  * chunk (events split across chunks are reassembled from a private copy), never throws, and the
  * relay writes the very same chunk to the client.
  */
-export interface UsageAccumulator {
+export interface UsageAccumulator<U extends NativeUsage = NativeTokenUsage> {
   push(chunk: Uint8Array): void;
   /** The body ended or was cut: the usage reported until now. Call once. */
-  finish(): StreamUsage;
+  finish(): StreamUsage<U>;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface UsageAccumulator {
  */
 export async function* observed(
   body: AsyncIterable<Uint8Array>,
-  accumulator: UsageAccumulator,
+  accumulator: UsageAccumulator<NativeUsage>,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   for await (const chunk of body) {
     accumulator.push(chunk);

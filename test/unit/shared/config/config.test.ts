@@ -75,6 +75,30 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...minimal, SQLITE_BUSY_TIMEOUT_MS: '1' })[0]).toMatch(/^SQLITE_BUSY_TIMEOUT_MS /);
   });
 
+  it('reads the metrics and tracing variables: off unless set, validated when set', () => {
+    expect(loadConfig(minimal).metrics).toEqual({ token: undefined, host: '127.0.0.1', port: undefined });
+    expect(loadConfig(minimal).tracing).toEqual({ otlpEndpoint: undefined });
+    const config = loadConfig({
+      ...minimal,
+      METRICS_TOKEN: 'metrics-token-0123456789abcdef',
+      METRICS_HOST: '0.0.0.0',
+      METRICS_PORT: '9464',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.internal:4318/',
+    });
+    expect(config.metrics).toEqual({ token: 'metrics-token-0123456789abcdef', host: '0.0.0.0', port: 9464 });
+    expect(config.tracing.otlpEndpoint).toBe('http://collector.internal:4318');
+    expect(problemsOf({ ...minimal, METRICS_TOKEN: 'short' })).toEqual([
+      'METRICS_TOKEN must be at least 24 characters',
+    ]);
+    expect(problemsOf({ ...minimal, METRICS_PORT: '0' })[0]).toMatch(/^METRICS_PORT /);
+    expect(problemsOf({ ...minimal, OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' })[0]).toMatch(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT must be a URL starting with http:\/\/ or https:\/\//,
+    );
+    expect(problemsOf({ ...minimal, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/?x=1' })).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT must not have a query or a fragment',
+    ]);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ ...minimal, PORT: '', S3_ENDPOINT: '' }).port).toBe(8080);
   });

@@ -1,10 +1,11 @@
 /**
  * The `demo` provider's media capabilities: offline, deterministic SIMULATORS producing real,
  * valid media (PNG images, MP3 speech, transcriptions of the measured audio duration, a playable
- * MP4), so the media endpoints work end to end with no internet. Like demo chat and embeddings,
+ * MP4, MP3 sound effects), so the media endpoints work end to end with no internet. Like demo chat and embeddings,
  * the gateway calls them directly rather than through an upstream adapter.
  */
 import { demoImages } from './demo-images.ts';
+import { demoSound } from './demo-sound.ts';
 import { demoSpeech } from './demo-speech.ts';
 import { demoTranscription } from './demo-transcription.ts';
 import { demoVideo } from './demo-video.ts';
@@ -17,6 +18,15 @@ export {
   demoImageSize,
   demoImages,
 } from './demo-images.ts';
+export {
+  DEMO_SOUND_DEFAULT_SECONDS,
+  DEMO_SOUND_MAX_SECONDS,
+  DEMO_SOUND_MIN_SECONDS,
+  type DemoSound,
+  type DemoSoundRequest,
+  demoSound,
+  demoSoundSeconds,
+} from './demo-sound.ts';
 export {
   DEMO_SPEECH_CHARACTERS_PER_SECOND,
   DEMO_SPEECH_MAX_SPEED,
@@ -34,10 +44,11 @@ export {
   demoVideoRenderMs,
 } from './demo-video.ts';
 
-/** The four demo media capabilities under one name. */
+/** The demo media capabilities under one name. */
 export const demoMedia = {
   images: demoImages,
   speech: demoSpeech,
   transcription: demoTranscription,
   video: demoVideo,
+  sound: demoSound,
 };

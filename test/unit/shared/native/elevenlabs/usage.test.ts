@@ -53,10 +53,12 @@ describe('ElevenLabs usage', () => {
         keyterms: '["x"]',
         webhook: 'true',
         detect_speaker_roles: 'false',
+        transcript_edit: 'Fix the spelling of names.',
       }),
     ).toEqual([
       { name: 'entity_detection_surcharge', quantity: 1 },
       { name: 'keyterms_surcharge', quantity: 1 },
+      { name: 'transcript_edit_surcharge', quantity: 1 },
       { name: 'webhook_transcriptions', quantity: 1 },
     ]);
   });

@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../../../../shared/src/errors/app-error.ts';
+import { audioMeterFor } from '../../../../shared/src/native/elevenlabs/audio-duration.ts';
+import { mapSoundModel } from '../../../../shared/src/native/elevenlabs/model-name.ts';
+import { soundUsage } from '../../../../shared/src/native/elevenlabs/usage.ts';
+import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
+import { isObject } from '../../../../shared/src/native/native-usage.ts';
+import { requireAdmission } from '../../admission/require-admission.ts';
+import type { NativeDeps } from '../native-deps.ts';
+import { planCache } from '../native-plan.ts';
+import { sendRejection, sendStream } from '../relay-native.ts';
+import { soundUsageOf } from './audio-usage.ts';
+import {
+  ELEVENLABS_PREFIX,
+  ELEVENLABS_RESPONSE_HEADERS,
+  forwardElevenLabs,
+  rawBodyOf,
+  singleQueryValue,
+} from './elevenlabs-call.ts';
+
+/** The longest sound effect ElevenLabs makes: what a request that fixes no duration holds. */
+const LONGEST_SOUND_SECONDS = 30;
+
+/**
+ * `POST /elevenlabs/v1/sound-generation` (the SDK's `textToSoundEffects.convert`): a JSON body
+ * whose `model_id` (default `eleven_text_to_sound_v2`) is mapped, audio back in the query's
+ * `output_format`, relayed as it arrives. Billed per second at the model's `second` price: the
+ * body's `duration_seconds`, else the duration measured from the audio as it passes; such a
+ * request holds the longest sound, and one whose format cannot be measured (Opus) is refused.
+ */
+export async function soundRoutes(app: FastifyInstance, deps: NativeDeps): Promise<void> {
+  const plans = planCache((request) => {
+    const body = rawBodyOf(request);
+    const mapped = mapSoundModel(body, deps.catalogue);
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
+    const duration = parsed.duration_seconds;
+    if (typeof duration === 'number' && !Number.isFinite(duration))
+      throw errors.invalidRequest('`duration_seconds` must be a finite number.');
+    const fixed = soundUsage(parsed, undefined);
+    const held = fixed ?? { kind: 'seconds', seconds: LONGEST_SOUND_SECONDS };
+    return {
+      mapped,
+      parsed,
+      fixed,
+      outputFormat: singleQueryValue(request.query, 'output_format'),
+      holdMicros: nativeCost(mapped.model, held),
+    };
+  });
+
+  app.post(
+    `${ELEVENLABS_PREFIX}/v1/sound-generation`,
+    {
+      config: {
+        admission: {
+          model: (request) => plans.peek(request)?.mapped.model.id,
+          estimateMicros: (request) => plans.peek(request)?.holdMicros ?? 0n,
+        },
+      },
+    },
+    async (request, reply) => {
+      const admission = requireAdmission(request);
+      const { mapped, parsed, fixed, outputFormat } = plans.require(request);
+      const meter = fixed === undefined ? audioMeterFor(outputFormat) : undefined;
+      if (fixed === undefined && meter === undefined) {
+        throw errors.invalidRequest(
+          `The gateway cannot bill a sound in ${outputFormat} without its length: set \`duration_seconds\` or another \`output_format\`; the request was not sent.`,
+        );
+      }
+      const { result, signal } = await forwardElevenLabs(deps, request, reply, {
+        path: '/v1/sound-generation',
+        contentType: 'application/json',
+        mapped,
+      });
+      if (result.kind === 'rejection') return sendRejection(reply, result);
+      const relay = { deps, admission, model: mapped.model, forwardHeaders: ELEVENLABS_RESPONSE_HEADERS };
+      return sendStream(reply, relay, result, soundUsageOf(parsed, meter), signal);
+    },
+  );
+}

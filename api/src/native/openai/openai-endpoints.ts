@@ -1,0 +1,135 @@
+import {
+  BYTES_PER_TOKEN,
+  chatHoldMicros,
+  INPUT_OVERHEAD_TOKENS,
+} from '../../../../shared/src/billing/hold-estimate.ts';
+import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
+import type { Catalogue, CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';
+import { errors } from '../../../../shared/src/errors/app-error.ts';
+import { refuseUntakenParams } from '../../../../shared/src/native/check-params.ts';
+import type { MappedRequest } from '../../../../shared/src/native/map-json-model.ts';
+import type { NativeTokenUsage } from '../../../../shared/src/native/native-usage.ts';
+import {
+  ChatCompletionsUsageAccumulator,
+  chatCompletionsUnpricedParts,
+  chatCompletionsUsage,
+  chatStreamReportsUsage,
+  mapChatCompletionsModel,
+} from '../../../../shared/src/native/openai/chat-completions.ts';
+import {
+  embeddingInputTokenBounds,
+  embeddingsUsage,
+  mapEmbeddingsModel,
+} from '../../../../shared/src/native/openai/embeddings.ts';
+import { mapResponsesModel } from '../../../../shared/src/native/openai/model-name.ts';
+import { ResponsesUsageAccumulator, responsesUsage } from '../../../../shared/src/native/openai/usage.ts';
+import type { UsageAccumulator } from '../../../../shared/src/native/stream/usage-accumulator.ts';
+import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
+import { nativeTokenHoldMicros } from '../native-plan.ts';
+
+type Body = Readonly<Record<string, unknown>>;
+
+/** One OpenAI endpoint served natively: how its body names the model, what it holds, refuses and bills. */
+export interface OpenAIEndpoint {
+  /** The path after OpenAI's base URL (`https://api.openai.com/v1`), e.g. `/responses`. */
+  readonly path: string;
+  /** The catalogue model the body names, and its body per OpenAI route. */
+  map(body: Uint8Array, catalogue: Pick<Catalogue, 'list'>): MappedRequest;
+  /** The hold of a request (docs/native.md, "How a native request is served"). */
+  holdMicros(model: CatalogueModel, bodyBytes: number, body: Body): bigint;
+  /** Throws the 400 of a request the model cannot take or the gateway cannot bill, before it is sent. */
+  refuse(model: CatalogueModel, body: Body): void;
+  /** The usage of a whole answer (its parsed JSON); undefined when it reports none. */
+  usage(answer: unknown): NativeTokenUsage | undefined;
+  /** The observer of a streamed answer's usage; absent where the endpoint does not stream. */
+  streamAccumulator?: () => UsageAccumulator;
+}
+
+/** Responses fields that bring in input stored at OpenAI, which the body's bytes do not show. */
+const STORED_INPUT_FIELDS = ['previous_response_id', 'conversation', 'prompt'] as const;
+
+/** OpenAI's Responses API: `POST /v1/responses`, streamed or not. */
+export const RESPONSES_ENDPOINT: OpenAIEndpoint = {
+  path: '/responses',
+  map: mapResponsesModel,
+  holdMicros(model, bodyBytes, body) {
+    // Input stored at OpenAI (an earlier response, a conversation, a prompt template) can be the
+    // whole context window: held as such, so the hold stays a bound of the cost.
+    const stored = STORED_INPUT_FIELDS.some((field) => body[field] !== undefined && body[field] !== null);
+    const inputBytes =
+      stored && model.context_window !== null ? model.context_window * BYTES_PER_TOKEN : bodyBytes;
+    return nativeTokenHoldMicros(model, inputBytes, wholeNumber(body.max_output_tokens));
+  },
+  refuse(model, body) {
+    refuseUntakenParams(model, body);
+    refuseUnpriced(model, unpricedRequestParts('openai-responses', model, body));
+  },
+  usage: responsesUsage,
+  streamAccumulator: () => new ResponsesUsageAccumulator(),
+};
+
+/** OpenAI's Chat Completions API: `POST /v1/chat/completions`, streamed or not. */
+export const CHAT_COMPLETIONS_ENDPOINT: OpenAIEndpoint = {
+  path: '/chat/completions',
+  map: mapChatCompletionsModel,
+  holdMicros(model, bodyBytes, body) {
+    // As `/v1` chat: per choice its stated output bound or the default allowance.
+    return chatHoldMicros(model, {
+      inputBytes: bodyBytes,
+      imageParts: 0,
+      maxOutputTokens: wholeNumber(body.max_completion_tokens) ?? wholeNumber(body.max_tokens),
+      choices: wholeNumber(body.n) ?? 1,
+    });
+  },
+  refuse(model, body) {
+    refuseUntakenParams(model, body);
+    refuseUnpriced(model, chatCompletionsUnpricedParts(model, body));
+    if (body.stream === true && !chatStreamReportsUsage(body)) {
+      throw errors.invalidRequest(
+        'A streamed chat completion is billed from the usage it reports: set `stream_options.include_usage` to true. The request was not sent.',
+      );
+    }
+  },
+  usage: chatCompletionsUsage,
+  streamAccumulator: () => new ChatCompletionsUsageAccumulator(),
+};
+
+/** OpenAI's Embeddings API: `POST /v1/embeddings`. */
+export const EMBEDDINGS_ENDPOINT: OpenAIEndpoint = {
+  path: '/embeddings',
+  map: mapEmbeddingsModel,
+  holdMicros(model, _bodyBytes, body) {
+    let tokens = INPUT_OVERHEAD_TOKENS;
+    for (const bound of embeddingInputTokenBounds(body))
+      tokens += Math.min(bound, model.context_window ?? bound);
+    return tokenCostMicros(model.pricing, {
+      inputTokens: tokens,
+      cachedInputTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+    });
+  },
+  refuse() {
+    // Input tokens are all an embedding is billed for: nothing to refuse.
+  },
+  usage: embeddingsUsage,
+};
+
+/** The OpenAI endpoints the gateway serves under `/openai/v1` (docs/native.md). */
+export const OPENAI_ENDPOINTS: readonly OpenAIEndpoint[] = [
+  RESPONSES_ENDPOINT,
+  CHAT_COMPLETIONS_ENDPOINT,
+  EMBEDDINGS_ENDPOINT,
+];
+
+function refuseUnpriced(model: CatalogueModel, parts: readonly string[]): void {
+  if (parts.length === 0) return;
+  throw errors.invalidRequest(
+    `The gateway cannot bill ${parts.join(', ')} on ${model.id}: the request was not sent.`,
+  );
+}
+
+/** A positive whole number from a request field; undefined for anything else (the provider judges it). */
+function wholeNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}

@@ -1,0 +1,199 @@
+import { readFileSync } from 'node:fs';
+import swagger, { type SwaggerTransform } from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { componentSchemas, referencingComponents } from './components.ts';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * Documentation only: the `multipart/form-data` fields of a route that reads its form itself
+     * (Fastify never validates it; the document shows it as the request body).
+     */
+    multipartBody?: object;
+  }
+}
+
+/** Where the document is served (JSON; also at `/docs/json`, and as YAML at `/docs/yaml`). */
+export const OPENAPI_PATH = '/openapi.json';
+/** Where its reference page (Swagger UI, served from the api itself) is. */
+export const DOCS_PATH = '/docs';
+
+const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+const DESCRIPTION = `The gateway's HTTP API, generated from the routes' own schemas.
+
+- **Public API** (\`/v1\`): the chat-completion convention (the official OpenAI SDKs and the clients of
+  that convention work by changing only the base URL and the key), with the gateway's extensions:
+  the cost of every answer (\`service\`, or \`X-Service-Cost\`), the wallet, usage reports, videos.
+  Money is in Toman (IRT), exact to 6 decimals. Authenticate with the key (\`hk-…\`).
+- **Operator API** (\`/admin/v1\`, the *Operator* tags): accounts, keys, top-ups, ledgers and console
+  links, with the operator token (\`ADMIN_TOKEN\`); without a configured token it answers 404.
+
+Every error answer is the \`Error\` envelope (the media endpoints' field validation: \`FieldErrors\`),
+and every answer carries \`X-Request-Id\`.
+
+Not described here, on the same address: the **provider-native APIs** under \`/anthropic\`,
+\`/gemini\`, \`/openai\` and \`/elevenlabs\`, which pass each provider's own request, response and
+stream formats through on the same keys, limits and wallet (\`docs/native.md\` of the repository);
+the web console's own API under \`/console/api\` (\`docs/console.md\`); the operational
+\`/healthz\`, \`/readyz\` and \`/metrics\`.
+How this document is made and checked: \`docs/api.md\`.`;
+
+const TAGS = [
+  { name: 'Models', description: 'The model catalogue: public, no key and no rate limit.' },
+  {
+    name: 'Chat',
+    description: 'Chat completions, whole or streamed, over the model’s providers with fallback.',
+  },
+  { name: 'Embeddings', description: 'Vectors of text.' },
+  { name: 'Images', description: 'Image generation, answered when the worker job is done.' },
+  { name: 'Audio', description: 'Text to speech and speech to text, answered when the worker job is done.' },
+  { name: 'Videos', description: 'Video renders: created at once (202), then polled and downloaded.' },
+  { name: 'Account', description: 'The key’s account: its wallet and its usage.' },
+  { name: 'Operator: accounts', description: 'Open, find, read and (de)activate accounts.' },
+  { name: 'Operator: keys', description: 'An account’s API keys and their settings.' },
+  { name: 'Operator: wallet', description: 'Top-ups and the ledger of an account.' },
+  { name: 'Operator: console links', description: 'One-time links setting an account’s console password.' },
+];
+
+const SECURITY_SCHEMES = {
+  ApiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An API key (`hk-…`) as `Authorization: Bearer`. Also accepted, in this order after it: the headers `x-api-key`, `x-goog-api-key`, `xi-api-key`, `x-key`, and the query parameter `key`.',
+  },
+  AdminToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator token (`ADMIN_TOKEN`) as `Authorization: Bearer`.',
+  },
+} as const;
+
+/** The Swagger UI page loads nothing but from this origin, and is framed by nothing else. */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Swagger UI sets inline styles on its elements; scripts stay this origin's files only.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Whether a route is in the document: the public API (`/v1`) and the operator API (`/admin`). */
+export function isDocumented(url: string): boolean {
+  return url.startsWith('/v1/') || url.startsWith('/admin/');
+}
+
+/** A route's path in the document: Fastify's `:name` is `{name}`, and a trailing wildcard `{id}`. */
+export function documentPath(url: string): string {
+  return url.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{id}');
+}
+
+/** Documented routes answer exactly what their handler gives, as a route without a schema would. */
+const serializeAsGiven = () => (data: unknown) => JSON.stringify(data);
+
+/**
+ * The OpenAPI 3.1 document of the API (`@fastify/swagger`, from the routes' schemas) at
+ * `/openapi.json`, and its reference page at `/docs` (`@fastify/swagger-ui`), neither needing a key.
+ * Registered before the routes. The documented routes' `schema.response` only documents: they are
+ * serialized as if they had none (`JSON.stringify`), so documenting an answer never changes a byte
+ * of it. Shared shapes are components (components.ts); the other routes (native APIs, the
+ * console's own API, health) are left out.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  for (const schema of componentSchemas()) app.addSchema(schema);
+  app.addHook('onRoute', (route) => {
+    if (isDocumented(route.url) && route.serializerCompiler === undefined) {
+      route.serializerCompiler = serializeAsGiven;
+    }
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Model gateway API', version, description: DESCRIPTION },
+      tags: TAGS,
+      security: [{ ApiKey: [] }],
+      components: { securitySchemes: SECURITY_SCHEMES },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: documentRoute,
+    // Always an OpenAPI document here (`openapi` is given); the Swagger 2 branch is the type's.
+    transformObject: (built) =>
+      'openapiObject' in built ? withHeaderObjects(built.openapiObject) : built.swaggerObject,
+  });
+  await app.register(swaggerUi, {
+    routePrefix: DOCS_PATH,
+    staticCSP: DOCS_CSP,
+    theme: { title: 'Model gateway API' },
+    // BaseLayout: the page without Swagger UI's bar for loading other documents.
+    uiConfig: {
+      layout: 'BaseLayout',
+      docExpansion: 'list',
+      defaultModelsExpandDepth: 0,
+      displayRequestDuration: true,
+    },
+  });
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * One route as the document shows it: components as references, a documentation-only
+ * `multipartBody` as the `multipart/form-data` body (Fastify never validates it), the operator API
+ * under its token; undocumented routes hidden.
+ */
+const documentRoute: SwaggerTransform = ({ schema, url }: { schema?: FastifySchema; url: string }) => {
+  if (!isDocumented(url)) return { schema: { ...schema, hide: true }, url };
+  const { multipartBody, params, ...documented } = referencingComponents(schema ?? {}) as FastifySchema & {
+    params?: { properties?: Record<string, unknown> };
+  };
+  return {
+    url: documentPath(url),
+    schema: {
+      ...documented,
+      ...(params === undefined ? {} : { params: wildcardAsId(params) }),
+      ...(multipartBody === undefined ? {} : { body: multipartBody, consumes: ['multipart/form-data'] }),
+      ...(url.startsWith('/admin/') ? { security: [{ AdminToken: [] }] } : {}),
+    },
+  };
+};
+
+/** Path parameters with Fastify's wildcard `*` named `id`, as `documentPath` names it. */
+function wildcardAsId(params: { properties?: Record<string, unknown> }): object {
+  const { '*': wildcard, ...named } = params.properties ?? {};
+  if (wildcard === undefined) return params;
+  return { ...params, required: ['id'], properties: { ...named, id: wildcard } };
+}
+
+/**
+ * The routes write response headers as OpenAPI Header Objects (responses.ts); `@fastify/swagger`
+ * takes each for a schema and wraps it in one. This unwraps them.
+ */
+function withHeaderObjects<Document extends { paths?: object }>(document: Document): Document {
+  const paths = (document.paths ?? {}) as Record<
+    string,
+    Record<string, { responses?: Record<string, DocumentedResponse> }>
+  >;
+  for (const operation of Object.values(paths).flatMap((item) => Object.values(item))) {
+    for (const response of Object.values(operation.responses ?? {})) {
+      const headers = response.headers ?? {};
+      for (const [name, header] of Object.entries(headers)) {
+        const { schema, required } = header.schema as { schema: object; required?: boolean };
+        headers[name] = { description: header.description, required: required === true, schema };
+      }
+    }
+  }
+  return document;
+}
+
+/** A response of the document, as far as its headers go. */
+interface DocumentedResponse {
+  headers?: Record<string, { description?: string; required?: boolean; schema: unknown }>;
+}
