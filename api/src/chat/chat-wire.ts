@@ -1,5 +1,6 @@
 import { microsToIrt } from '../../../shared/src/billing/money.ts';
 import type { ChatChunk, ChatResult, NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
+import { usageObject } from '../../../shared/src/providers/usage-object.ts';
 
 /** Identity of one chat answer, shared by the completion object and every chunk of a stream. */
 export interface ChatIdentity {
@@ -13,17 +14,6 @@ export function chatIdentity(requestId: string, model: string, now: Date): ChatI
     id: `chatcmpl-${requestId.replace(/^req_/, '')}`,
     created: Math.floor(now.getTime() / 1000),
     model,
-  };
-}
-
-/** The spec's Usage object. */
-export function usageObject(usage: NormalizedUsage) {
-  return {
-    prompt_tokens: usage.inputTokens,
-    completion_tokens: usage.outputTokens,
-    total_tokens: usage.inputTokens + usage.outputTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
-    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
   };
 }
 

@@ -5,10 +5,11 @@
  * chunk and `[DONE]`; an embeddings list, in floats or base64 as `encoding_format` asks.
  */
 
-import type { ChatRequest, EmbeddingRequest, NormalizedUsage } from '../../providers/chat-types.ts';
+import type { ChatRequest, EmbeddingRequest } from '../../providers/chat-types.ts';
 import { UnsupportedFeatureError } from '../../providers/chat-types.ts';
 import { demoChat } from '../../providers/demo/demo-chat.ts';
 import { demoEmbeddings } from '../../providers/demo/demo-embeddings.ts';
+import { usageObject } from '../../providers/usage-object.ts';
 import type { UpstreamResponse } from '../../upstream/upstream-client.ts';
 import { simulatedJson, simulatedResponse } from './simulated-response.ts';
 
@@ -30,13 +31,13 @@ export function simulateChatCompletions(body: Record<string, unknown>): Upstream
         ...head,
         object: 'chat.completion',
         choices: result.choices,
-        usage: usageOf(result.usage),
+        usage: usageObject(result.usage),
       });
     }
     const { chunks, usage } = demoChat.stream(request);
     const events = [
       ...chunks.map((chunk) => ({ ...head, object: 'chat.completion.chunk', choices: chunk.choices })),
-      { ...head, object: 'chat.completion.chunk', choices: [], usage: usageOf(usage) },
+      { ...head, object: 'chat.completion.chunk', choices: [], usage: usageObject(usage) },
     ];
     return simulatedResponse('text/event-stream', [
       ...events.map((event) => `data: ${JSON.stringify(event)}\n\n`),
@@ -72,16 +73,6 @@ export function simulateOpenAIEmbeddings(body: Record<string, unknown>): Upstrea
     if (error instanceof UnsupportedFeatureError) return openaiError(error.message, 'dimensions');
     throw error;
   }
-}
-
-function usageOf(usage: NormalizedUsage) {
-  return {
-    prompt_tokens: usage.inputTokens,
-    completion_tokens: usage.outputTokens,
-    total_tokens: usage.inputTokens + usage.outputTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
-    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
-  };
 }
 
 /** An OpenAI error body (its 400 `invalid_request_error`). */
