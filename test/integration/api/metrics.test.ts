@@ -138,10 +138,19 @@ describe('after traffic, one scrape holds every family with sane values', () => 
     imageStatus = image.status;
 
     await g.balanceMicros(funded.accountId); // the group commit wrote every queued charge
-    const res = await scrape(g.gateway.origin, `Bearer ${TOKEN}`);
-    expect(res.status).toBe(200);
-    text = res.text;
-    metrics = parsePrometheusText(text);
+    // A request is counted when its answer has finished on the server, after its onResponse work
+    // (the 504's hold release is a Redis call): the client can read the answer first. Scrape until
+    // the last request is counted.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const res = await scrape(g.gateway.origin, `Bearer ${TOKEN}`);
+      expect(res.status).toBe(200);
+      text = res.text;
+      metrics = parsePrometheusText(text);
+      const counted = metrics.value('gateway_http_requests_total', { route: '/v1/images/generations' });
+      if (counted > 0 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   });
 
   it('declares every family', () => {
