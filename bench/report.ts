@@ -4,11 +4,13 @@
  * the ANALYSIS markers of the previous RESULTS.md is kept as it is, so re-running the bench
  * refreshes the numbers, not the commentary.
  */
+
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeKeepingAnalysis } from './kept-analysis.ts';
 import { formatLoopDelay, type LoopDelay } from './loop-delay.ts';
+import type { ManyStreamsResult } from './many-streams.ts';
 import type { ProfileSummary, Share } from './profile-summary.ts';
 import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
 
@@ -45,6 +47,7 @@ export interface RunInfo {
     readonly loadgenCpus: string;
     readonly keepStore?: boolean;
     readonly loopDelay?: boolean;
+    readonly manyStreams?: number;
   };
   readonly startedAt: string;
   readonly elapsedS: number;
@@ -57,6 +60,8 @@ export interface RunInfo {
   /** 1-minute load average at the start and the end of each phase. */
   readonly loadAverage: Readonly<Record<string, readonly [number, number]>>;
   readonly profile: { readonly file: string; readonly summary: ProfileSummary } | undefined;
+  /** The many-streams phase (absent: skipped, or a run from before it existed). */
+  readonly streams?: ManyStreamsResult | undefined;
   readonly portkeyVersion: string;
   readonly tree: string;
 }
@@ -151,6 +156,30 @@ function storeSection(info: RunInfo): string {
   if (differing.length > 0)
     md += `\nWallets that differ from their ledger (first 5 per phase): ${differing.join('; ')}.\n`;
   return `${md}\n`;
+}
+
+/** RSS bound of the api with 1,000 streams open (the hot-path issue). */
+const MANY_STREAMS_RSS_MB = 200;
+
+function manyStreamsSection(r: ManyStreamsResult, verdicts: Verdict[]): string {
+  verdicts.push({
+    what: `${r.count} concurrent streams: api RSS < ${MANY_STREAMS_RSS_MB} MB, all answered`,
+    measured: `peak ${n(r.rssPeakMb)} MB (${n(r.rssBeforeMb)} MB before), ${r.ok}/${r.count} ok`,
+    met: r.rssPeakMb < MANY_STREAMS_RSS_MB && r.failed === 0,
+    gap:
+      r.rssPeakMb < MANY_STREAMS_RSS_MB
+        ? r.failed === 0
+          ? '–'
+          : `${r.failed} failed`
+        : `${n(r.rssPeakMb - MANY_STREAMS_RSS_MB)} MB over`,
+  });
+  let md = `\n## ${r.count} streams open at once\n\n`;
+  md += `\`bench/many-streams.ts\`: one stream alone, then ${r.count} streamed requests started together on a fresh api; the mock sends 20 chunks 250 ms apart, so all of them are open together for about 5 s. The api's memory: VmRSS sampled every 50 ms and the kernel's peak (VmHWM). First token: from the request sent to the first bytes of the answer.\n\n`;
+  md +=
+    '| streams | ok | failed | api RSS before MB | api RSS peak MB | TTFT alone ms | TTFT p50 ms | TTFT p99 ms | TTFT max ms | wall s |\n|---|---|---|---|---|---|---|---|---|---|\n';
+  md += `| ${r.count} | ${r.ok} | ${r.failed} | ${n(r.rssBeforeMb)} | ${n(r.rssPeakMb)} | ${n(r.aloneTtftMs)} | ${n(r.ttftP50Ms)} | ${n(r.ttftP99Ms)} | ${n(r.ttftMaxMs)} | ${n(r.wallS)} |\n`;
+  if (r.firstFailure !== undefined) md += `\nFirst failure: \`${r.firstFailure.replaceAll('`', "'")}\`\n`;
+  return md;
 }
 
 export function writeResults(info: RunInfo): string {
@@ -273,6 +302,7 @@ export function writeResults(info: RunInfo): string {
       }
     }
   }
+  if (info.streams !== undefined) md += manyStreamsSection(info.streams, verdicts);
   md += '\n## Sequential requests (one at a time)\n\n';
   md +=
     'Non-streaming, concurrency 1, 0 ms upstream delay, 200 timed requests per target (node:http client, sub-ms resolution): the per-request latency each hop adds without queueing.\n\n';
@@ -313,7 +343,7 @@ export function writeResults(info: RunInfo): string {
     verdictTable += `| ${v.what} | ${v.measured} | ${v.met === undefined ? 'n/a' : v.met ? '**met**' : '**not met**'} | ${v.gap} |\n`;
   md = md.replace('<!-- VERDICTS -->', verdictTable.trimEnd());
 
-  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 7 min: these phases, about 5-6 min, alone with \`npm run bench:chat\`, then the media phases, alone with \`npm run bench:media\`). It copies \`../shared/bench\` to \`.local/bench-harness\` (npm install there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree; it must have the SQLite store), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_KEEP_STORE\` (${info.settings.keepStore === true ? 1 : 0}; 1 keeps each phase's SQLite file in the results folder), \`BENCH_LOOP_DELAY\` (${info.settings.loopDelay === false ? 0 : 1}; 0 leaves the event-loop delay preload out of the api), \`SETTLEMENT_FLUSH_MS\` (passed to the api; unset: its default), \`SERVER_CPUS\` (${info.settings.serverCpus}), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}; Redis), \`BENCH_TIME_LIMIT_S\`. The durable-store soak (the local stack of \`npm start\` under 50 clients for 5 min) is apart: \`npm run bench:soak\`, results in [\`bench/SOAK-RESULTS.md\`](SOAK-RESULTS.md).\n`;
+  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 7 min: these phases, about 5-6 min, alone with \`npm run bench:chat\`, then the media phases, alone with \`npm run bench:media\`). It copies \`../shared/bench\` to \`.local/bench-harness\` (npm install there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree; it must have the SQLite store), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_KEEP_STORE\` (${info.settings.keepStore === true ? 1 : 0}; 1 keeps each phase's SQLite file in the results folder), \`BENCH_LOOP_DELAY\` (${info.settings.loopDelay === false ? 0 : 1}; 0 leaves the event-loop delay preload out of the api), \`BENCH_MANY_STREAMS\` (${info.settings.manyStreams ?? 1000}; streams held open at once, 0 skips that phase), \`SETTLEMENT_FLUSH_MS\` (passed to the api; unset: its default), \`SERVER_CPUS\` (${info.settings.serverCpus}), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}; Redis), \`BENCH_TIME_LIMIT_S\`. The durable-store soak (the local stack of \`npm start\` under 50 clients for 5 min) is apart: \`npm run bench:soak\`, results in [\`bench/SOAK-RESULTS.md\`](SOAK-RESULTS.md).\n`;
 
   const file = join(info.root, 'bench', 'RESULTS.md');
   writeKeepingAnalysis(file, md);

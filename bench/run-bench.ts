@@ -32,6 +32,7 @@ import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { LOOP_DELAY_PRELOAD, loopDelayOf } from './loop-delay.ts';
+import { type ManyStreamsResult, manyStreams } from './many-streams.ts';
 import {
   killAllNow,
   type Owned,
@@ -73,6 +74,8 @@ const settings = {
   keepStore: env.BENCH_KEEP_STORE === '1',
   // 0: no event-loop delay preload in the api.
   loopDelay: env.BENCH_LOOP_DELAY !== '0',
+  // Streams held open at once in the many-streams phase (0 skips it).
+  manyStreams: num('BENCH_MANY_STREAMS', 1000),
 };
 /** The spec's limit of active keys per account. */
 const KEYS_PER_ACCOUNT = 25;
@@ -390,6 +393,22 @@ async function main(): Promise<void> {
       settings.loadgenCpus,
     );
   });
+  // 3. Many streams open at once, on a slow upstream stream: the api's memory and the first token.
+  let streams: ManyStreamsResult | undefined;
+  if (settings.manyStreams > 0) {
+    await inPhase('streams', async (gateway) => {
+      streams = await manyStreams({
+        origin: gateway.url,
+        key: gateway.probeKey,
+        model: 'openai/mock-delay-0-chunks-20-chunkdelay-250',
+        count: settings.manyStreams,
+        pid: gateway.api.pid,
+      });
+      log(
+        `streams: ${streams.ok}/${streams.count} ok, api RSS ${streams.rssBeforeMb.toFixed(0)} → peak ${streams.rssPeakMb.toFixed(0)} MB, TTFT alone ${streams.aloneTtftMs.toFixed(1)} ms, p50 ${streams.ttftP50Ms.toFixed(1)} / p99 ${streams.ttftP99Ms.toFixed(1)} ms`,
+      );
+    });
+  }
   await inPhase('sequential', (gateway) =>
     runHarness(
       'stream-probe.mjs',
@@ -410,7 +429,7 @@ async function main(): Promise<void> {
     ),
   );
 
-  // 3. CPU profile of the api under the 0 ms load (its own process; the profile is written at exit).
+  // 4. CPU profile of the api under the 0 ms load (its own process; the profile is written at exit).
   let profile: RunInfo['profile'];
   if (settings.profileSeconds > 0) {
     const profileDir = join(OUT, 'profile');
@@ -453,6 +472,7 @@ async function main(): Promise<void> {
     store,
     loadAverage,
     profile,
+    streams,
     portkeyVersion: packageVersion(join(HARNESS, 'node_modules', '@portkey-ai', 'gateway')),
     tree: TREE.label,
   };

@@ -138,17 +138,18 @@ async function* relay(
     outcome = 'failed';
     const status = err instanceof UpstreamStreamError ? err.status : 502;
     const message = err instanceof UpstreamStreamError ? err.message : 'The provider stream broke off.';
-    yield sseData(streamErrorObject(status, message));
-    yield SSE_DONE;
+    // One write: the error event and the terminator.
+    yield sseData(streamErrorObject(status, message)) + SSE_DONE;
     return;
   } finally {
     if (outcome === 'gone') await chargeReportedUsage(deps, input, source);
   }
   const billed = usage ?? estimatedUsage(input, deliveredCharacters);
   const costMicros = await settleUsage(deps, input.admission, input.model, billed, source.provider);
-  if (input.request.stream_options?.include_usage)
-    yield sseData(usageChunkObject(identity, billed, costMicros));
-  yield SSE_DONE;
+  // The usage chunk and the terminator in one write (each yield is a socket write of its own).
+  yield input.request.stream_options?.include_usage
+    ? sseData(usageChunkObject(identity, billed, costMicros)) + SSE_DONE
+    : SSE_DONE;
 }
 
 /** After a client disconnect: the tokens the upstream reported so far, if any, are charged. */

@@ -326,7 +326,7 @@ const envSchema = z.object({
   UPSTREAM_CONNECT_TIMEOUT_MS: int(100, 120_000).default(5_000),
   UPSTREAM_HEADERS_TIMEOUT_MS: int(100, 900_000).default(120_000),
   UPSTREAM_BODY_TIMEOUT_MS: int(100, 900_000).default(120_000),
-  UPSTREAM_CONNECTIONS_PER_ORIGIN: int(1, 10_000).default(256),
+  UPSTREAM_CONNECTIONS_PER_ORIGIN: int(1, 100_000).default(4096),
   METRICS_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
   METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
   METRICS_PORT: optional(int(1, 65535)),
