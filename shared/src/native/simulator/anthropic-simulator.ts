@@ -2,6 +2,7 @@
  * Anthropic's Messages API as the native simulator answers it (`POST /v1/messages`, whole or
  * streamed with Anthropic's event sequence, and `/v1/messages/count_tokens`), by the demo rules.
  */
+import { demoTokens } from '../../providers/demo/demo-tokens.ts';
 import type { UpstreamResponse } from '../../upstream/upstream-client.ts';
 import { isObject } from '../native-usage.ts';
 import { demoReply, textsOf } from './demo-reply.ts';
@@ -14,8 +15,7 @@ export function simulateAnthropic(path: string, body: Record<string, unknown>): 
     return anthropicError('messages: at least one message is required');
   }
   const inputText = [...textsOf(body.system, 'system'), ...textsOf(messages)].join('');
-  if (path.endsWith('/count_tokens'))
-    return simulatedJson({ input_tokens: demoReply('', inputText, 0).inputTokens });
+  if (path.endsWith('/count_tokens')) return simulatedJson({ input_tokens: demoTokens(inputText) });
   const lastUser = [...messages].reverse().find((m) => isObject(m) && m.role === 'user');
   const reply = demoReply(textsOf(lastUser).join(' '), inputText, body.max_tokens);
   const model = String(body.model);

@@ -1,14 +1,12 @@
 /**
- * The text the native simulator answers, by the demo provider's rules (`demo-chat.ts`,
- * `demo-tokens.ts`): `Demo answer to: <the first 200 characters of the last user text>`, cut to
- * the request's output bound (4 characters a token), and tokens = ceil(characters / 4) for the
- * input (every text of the request) and the output.
+ * The text the native simulator answers: the demo chat simulator's answer (`demo-chat.ts`:
+ * `Demo answer to: <the first 200 characters of the question>`, cut to the output bound) to the
+ * last user text, and tokens by the demo rule (`demo-tokens.ts`) over every text of the request.
  */
-import { demoPieces } from '../../providers/demo/demo-chat.ts';
+import { demoChat, demoPieces } from '../../providers/demo/demo-chat.ts';
 import { demoTokens } from '../../providers/demo/demo-tokens.ts';
 import { isObject } from '../native-usage.ts';
 
-const QUOTE_LENGTH = 200;
 /** Stream pieces of a simulated answer. */
 const STREAM_PIECES = 4;
 
@@ -24,16 +22,19 @@ export interface DemoReply {
 
 /** The reply to `question`, whose request holds `inputText` in all, under an output bound. */
 export function demoReply(question: string, inputText: string, maxOutputTokens: unknown): DemoReply {
-  let text = `Demo answer to: ${question.slice(0, QUOTE_LENGTH)}`;
   const cap = typeof maxOutputTokens === 'number' && maxOutputTokens >= 0 ? maxOutputTokens : undefined;
-  const truncated = cap !== undefined && demoTokens(text) > cap;
-  if (truncated) text = text.slice(0, cap * 4);
+  const { choices, usage } = demoChat.complete({
+    model: 'demo',
+    messages: [{ role: 'user', content: question }],
+    ...(cap === undefined ? {} : { max_tokens: cap }),
+  });
+  const text = choices[0]?.message.content ?? '';
   return {
     text,
     pieces: demoPieces(text, STREAM_PIECES),
     inputTokens: demoTokens(inputText),
-    outputTokens: demoTokens(text),
-    truncated,
+    outputTokens: usage.outputTokens,
+    truncated: choices[0]?.finish_reason === 'length',
   };
 }
 

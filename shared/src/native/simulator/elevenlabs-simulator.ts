@@ -32,6 +32,7 @@ export async function simulateElevenLabs(
     return detailError(400, 'invalid_json', 'The body is not valid JSON.');
   }
   const text = isObject(parsed) && typeof parsed.text === 'string' ? parsed.text : '';
+  if (text.trim() === '') return detailError(400, 'invalid_text', 'text must not be empty.');
   const duration = isObject(parsed) ? parsed.duration_seconds : undefined;
   let seconds: number;
   try {

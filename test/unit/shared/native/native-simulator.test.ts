@@ -246,3 +246,27 @@ describe('ElevenLabs', () => {
     expect(empty.status).toBe(400);
   });
 });
+
+describe('requests the simulator cannot answer', () => {
+  it('are refused in the provider’s own error format, never thrown', async () => {
+    const notJson = await simulateNative({
+      url: `${SIMULATOR_BASE_URL}/v1/messages`,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"model":'),
+    });
+    expect(notJson.status).toBe(400);
+    const unknown = await send('/v1/files', { purpose: 'x' });
+    expect(unknown.status).toBe(404);
+    const noInput = await send('/responses', { model: 'gpt-5' });
+    expect(noInput.status).toBe(400);
+    expect(await noInput.body.json()).toMatchObject({ error: { param: 'input' } });
+    const tooLong = await send('/v1/sound-generation', { text: 'rain', duration_seconds: 60 });
+    expect(tooLong.status).toBe(400);
+    expect(await tooLong.body.json()).toMatchObject({ detail: { status: 'invalid_request' } });
+    const noText = await send('/v1/text-to-speech/voice1', { text: ' ' });
+    expect(noText.status).toBe(400);
+    const noContent = await send('/v1beta/models/gemini-embedding-001:embedContent', { model: 'x' });
+    expect(noContent.status).toBe(400);
+    expect(await noContent.body.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT' } });
+  });
+});
