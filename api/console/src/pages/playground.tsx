@@ -183,6 +183,31 @@ function Cost({ cost }: { cost: number | undefined }) {
   );
 }
 
+/** The text a media try sends (a prompt, or the words to speak). */
+function PromptField(props: { label: string; value: string; onInput: (value: string) => void }) {
+  return (
+    <Field label={props.label}>
+      {(id) => (
+        <textarea
+          id={id}
+          rows={2}
+          dir="auto"
+          required
+          value={props.value}
+          onInput={(e) => props.onInput(e.currentTarget.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
+/** An object URL for the latest blob of a try, revoked when replaced or when the try goes away. */
+function useObjectUrl(): [string | undefined, (blob: Blob | undefined) => void] {
+  const [url, setUrl] = useState<string>();
+  useEffect(() => () => (url ? URL.revokeObjectURL(url) : undefined), [url]);
+  return [url, (blob) => setUrl(blob === undefined ? undefined : URL.createObjectURL(blob))];
+}
+
 function ChatTry({ apiKey, models }: { apiKey: string; models: readonly Model[] }) {
   const { t } = useI18n();
   const [model, setModel] = useState(() => defaultModel(models));
@@ -307,18 +332,7 @@ function ImageTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
   return (
     <form class="form" onSubmit={submit}>
       <ModelSelect models={models} value={model} onChange={setModel} />
-      <Field label={t('playground.prompt')}>
-        {(id) => (
-          <textarea
-            id={id}
-            rows={2}
-            dir="auto"
-            required
-            value={prompt}
-            onInput={(e) => setPrompt(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <PromptField label={t('playground.prompt')} value={prompt} onInput={setPrompt} />
       <TrySubmit
         apiKey={apiKey}
         busy={busy}
@@ -338,17 +352,16 @@ function SpeechTry({ apiKey, models }: { apiKey: string; models: readonly Model[
   const [model, setModel] = useState(() => defaultModel(models));
   const [voice, setVoice] = useState('alloy');
   const [input, setInput] = useState('');
-  const [audio, setAudio] = useState<string>();
+  const [audio, setAudio] = useObjectUrl();
   const [cost, setCost] = useState<number>();
   const { busy, error, run } = useRun();
-  useEffect(() => () => (audio ? URL.revokeObjectURL(audio) : undefined), [audio]);
   const submit = (event: Event) => {
     event.preventDefault();
     setAudio(undefined);
     setCost(undefined);
     void run(async (signal) => {
       const result = await synthesizeSpeech(apiKey, { model, input, voice }, signal);
-      setAudio(URL.createObjectURL(result.audio));
+      setAudio(result.audio);
       setCost(result.cost);
     });
   };
@@ -358,17 +371,7 @@ function SpeechTry({ apiKey, models }: { apiKey: string; models: readonly Model[
       <Field label={t('playground.voice')}>
         {(id) => <input id={id} dir="ltr" value={voice} onInput={(e) => setVoice(e.currentTarget.value)} />}
       </Field>
-      <Field label={t('playground.speech_text')}>
-        {(id) => (
-          <textarea
-            id={id}
-            rows={2}
-            dir="auto"
-            value={input}
-            onInput={(e) => setInput(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <PromptField label={t('playground.speech_text')} value={input} onInput={setInput} />
       <TrySubmit
         apiKey={apiKey}
         busy={busy}
@@ -391,9 +394,8 @@ function VideoTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
   const [prompt, setPrompt] = useState('');
   const [duration, setDuration] = useState('4');
   const [video, setVideo] = useState<Video>();
-  const [src, setSrc] = useState<string>();
+  const [src, setSrc] = useObjectUrl();
   const { busy, error, run } = useRun();
-  useEffect(() => () => (src ? URL.revokeObjectURL(src) : undefined), [src]);
   const submit = (event: Event) => {
     event.preventDefault();
     setVideo(undefined);
@@ -408,7 +410,7 @@ function VideoTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
         setVideo(current);
       }
       if (current.status === 'completed') {
-        setSrc(URL.createObjectURL(await videoContent(apiKey, current.id, signal)));
+        setSrc(await videoContent(apiKey, current.id, signal));
       }
     });
   };
@@ -417,17 +419,7 @@ function VideoTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
   return (
     <form class="form" onSubmit={submit}>
       <ModelSelect models={models} value={model} onChange={setModel} />
-      <Field label={t('playground.prompt')}>
-        {(id) => (
-          <textarea
-            id={id}
-            rows={2}
-            dir="auto"
-            value={prompt}
-            onInput={(e) => setPrompt(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <PromptField label={t('playground.prompt')} value={prompt} onInput={setPrompt} />
       <Field label={t('playground.duration')}>
         {(id) => (
           <select id={id} value={duration} onChange={(e) => setDuration(e.currentTarget.value)}>
