@@ -1,11 +1,9 @@
 /**
- * The demo provider's sound effects (the `demo/sound` model): an offline, deterministic SIMULATOR
- * of text to sound, shaped like ElevenLabs' sound generation. The answer is a real MP3 (MPEG-1
- * Layer III, 44.1 kHz mono, 128 kbps CBR: ElevenLabs' default `mp3_44100_128`) of silence lasting
- * the requested `duration_seconds` (0.5 to 30, as ElevenLabs takes), else
- * DEMO_SOUND_DEFAULT_SECONDS, to the nearest 26 ms frame. The prompt does not change the audio.
+ * The demo provider's sound effects (the `demo/sound` model), shaped like ElevenLabs' sound
+ * generation: silence lasting the requested `duration_seconds` (0.5 to 30, as ElevenLabs takes),
+ * else DEMO_SOUND_DEFAULT_SECONDS. The native simulator (`native/simulator/elevenlabs-simulator.ts`)
+ * renders it in the `output_format` asked for; the prompt does not change the audio.
  */
-import { mp3FrameCount, mp3OfFrames, mp3Seconds } from '../../../media/builders/mp3.ts';
 import { UnsupportedFeatureError } from '../../chat-types.ts';
 
 /** Seconds of a sound whose request fixes none (ElevenLabs then picks a length from the prompt). */
@@ -20,13 +18,7 @@ export interface DemoSoundRequest {
   readonly duration_seconds?: number | null;
 }
 
-/** A generated sound: MP3 bytes (`audio/mpeg`) and their exact duration. */
-export interface DemoSound {
-  readonly audio: Uint8Array;
-  readonly seconds: number;
-}
-
-/** Seconds the demo produces for a request (before rounding to whole MP3 frames). */
+/** Seconds of sound the demo produces for a request; UnsupportedFeatureError for an empty text or a length out of range. */
 export function demoSoundSeconds(request: DemoSoundRequest): number {
   if (request.text.trim() === '') {
     throw new UnsupportedFeatureError('text', 'The demo sound model needs a text describing the sound.');
@@ -40,12 +32,3 @@ export function demoSoundSeconds(request: DemoSoundRequest): number {
   }
   return seconds;
 }
-
-/** The sound for the request. */
-function generate(request: DemoSoundRequest): DemoSound {
-  const frames = mp3FrameCount(demoSoundSeconds(request));
-  return { audio: mp3OfFrames(frames), seconds: mp3Seconds(frames) };
-}
-
-/** The demo simulator's sound capability. */
-export const demoSound = { generate };

@@ -1,11 +1,10 @@
 /**
  * The `demo` provider's media capabilities: offline, deterministic SIMULATORS producing real,
  * valid media (PNG images, MP3 speech, transcriptions of the measured audio duration, a playable
- * MP4, MP3 sound effects), so the media endpoints work end to end with no internet. Like demo chat and embeddings,
+ * MP4, sound-effect lengths), so the media endpoints work end to end with no internet. Like demo chat and embeddings,
  * the gateway calls them directly rather than through an upstream adapter.
  */
 import { demoImages } from './demo-images.ts';
-import { demoSound } from './demo-sound.ts';
 import { demoSpeech } from './demo-speech.ts';
 import { demoTranscription } from './demo-transcription.ts';
 import { demoVideo } from './demo-video.ts';
@@ -22,9 +21,7 @@ export {
   DEMO_SOUND_DEFAULT_SECONDS,
   DEMO_SOUND_MAX_SECONDS,
   DEMO_SOUND_MIN_SECONDS,
-  type DemoSound,
   type DemoSoundRequest,
-  demoSound,
   demoSoundSeconds,
 } from './demo-sound.ts';
 export {
@@ -50,5 +47,4 @@ export const demoMedia = {
   speech: demoSpeech,
   transcription: demoTranscription,
   video: demoVideo,
-  sound: demoSound,
 };
