@@ -7,10 +7,16 @@ const POOL_IDS = 256;
 let pool = Buffer.alloc(0);
 let offset = 0;
 
+/** The width of the time part: base 36 milliseconds, enough until the year 5188. */
+const TIME_DIGITS = 9;
+
 /**
  * Request ids: unguessable (96 random bits), short, prefixed so support can tell them from other
- * ids. The random bytes are drawn 256 ids at a time: one call into the CSPRNG per request was a
- * measurable share of the api's time under load.
+ * ids, and led by the time in milliseconds (fixed-width base 36, which sorts as it counts), so that
+ * ids made one after another sort together: a request's id is its ledger entry's key, and new keys
+ * that land beside each other keep the store's index writes to a page or two per batch instead of
+ * one random page per charge. The random bytes are drawn 256 ids at a time: one call into the
+ * CSPRNG per request was a measurable share of the api's time under load.
  */
 export function generateRequestId(): string {
   if (offset === pool.length) {
@@ -19,7 +25,7 @@ export function generateRequestId(): string {
   }
   const id = pool.toString('base64url', offset, offset + ID_BYTES);
   offset += ID_BYTES;
-  return `req_${id}`;
+  return `req_${Date.now().toString(36).padStart(TIME_DIGITS, '0')}${id}`;
 }
 
 /**

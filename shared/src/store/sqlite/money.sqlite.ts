@@ -11,6 +11,7 @@ import type {
   TopUpRecord,
   WalletState,
 } from '../../billing/money-store.ts';
+import { ChargeTotals, keySpendKey } from './charge-totals.ts';
 import { transaction } from './database.ts';
 import {
   LEDGER_COLUMNS,
@@ -37,8 +38,8 @@ export function createSqliteMoneyStore(db: DatabaseSync): MoneyStore {
     return toWalletState(sql.wallet.get(accountId));
   }
 
-  function recordCharge(charge: ChargeRecord): RecordedCharge {
-    const entry: LedgerEntry = {
+  function ledgerEntryOf(charge: ChargeRecord): LedgerEntry {
+    return {
       id: charge.id,
       accountId: charge.accountId,
       keyId: charge.keyId,
@@ -56,29 +57,59 @@ export function createSqliteMoneyStore(db: DatabaseSync): MoneyStore {
       reference: null,
       createdAt: charge.createdAt,
     };
-    if (!inserted(sql.insertEntry.run(...ledgerParams(entry)))) return repeatOf(charge.id);
-    const wallet = toWalletState(sql.addToWallet.get(charge.accountId, entry.amountMicros));
-    let keySpend: KeySpendState | null = null;
-    if (charge.keyId !== null) {
+  }
+
+  /**
+   * One transaction: each charge's ledger row (a repeated id inserts nothing and is reported as a
+   * repeat), then each wallet, key month spend and usage row the new rows move, once with their
+   * sum. Every recorded charge reports its wallet and key spend as the batch left them.
+   */
+  function recordBatch(charges: readonly ChargeRecord[]): RecordedCharge[] {
+    const totals = new ChargeTotals();
+    const recorded: { charge: ChargeRecord; entry: LedgerEntry }[] = [];
+    const results: (RecordedCharge | null)[] = charges.map((charge) => {
+      const entry = ledgerEntryOf(charge);
+      if (!inserted(sql.insertEntry.run(...ledgerParams(entry)))) return repeatOf(charge.id);
+      totals.add(charge);
+      recorded.push({ charge, entry });
+      return null;
+    });
+    const wallets = new Map<string, WalletState>();
+    for (const { accountId, amountMicros } of totals.wallets.values())
+      wallets.set(accountId, toWalletState(sql.addToWallet.get(accountId, amountMicros)));
+    const spends = new Map<string, KeySpendState>();
+    for (const [key, spend] of totals.keySpends) {
       const row = sql.addToKeySpend.get(
-        charge.keyId,
-        charge.month,
-        charge.accountId,
-        charge.costMicros,
-        charge.createdAt.getTime(),
+        spend.keyId,
+        spend.month,
+        spend.accountId,
+        spend.costMicros,
+        spend.lastUsedAt,
       );
-      keySpend = toKeySpendState(row);
+      spends.set(key, toKeySpendState(row));
     }
-    sql.addToUsage.run(
-      charge.accountId,
-      charge.day,
-      charge.model,
-      charge.usage.requests,
-      charge.usage.inputTokens,
-      charge.usage.outputTokens,
-      charge.costMicros,
-    );
-    return { outcome: 'recorded', entry, wallet, keySpend };
+    for (const row of totals.usage.values())
+      sql.addToUsage.run(
+        row.accountId,
+        row.day,
+        row.model,
+        row.requests,
+        row.inputTokens,
+        row.outputTokens,
+        row.costMicros,
+      );
+    let next = 0;
+    return results.map((result) => {
+      if (result !== null) return result;
+      const { charge, entry } = recorded[next++] as (typeof recorded)[number];
+      return {
+        outcome: 'recorded',
+        entry,
+        wallet: wallets.get(charge.accountId) ?? null,
+        keySpend:
+          charge.keyId === null ? null : (spends.get(keySpendKey(charge.keyId, charge.month)) ?? null),
+      };
+    });
   }
 
   function repeatOf(id: string): RecordedCharge {
@@ -91,7 +122,7 @@ export function createSqliteMoneyStore(db: DatabaseSync): MoneyStore {
   return {
     async recordCharges(charges) {
       if (charges.length === 0) return [];
-      return transaction(db, () => charges.map(recordCharge));
+      return transaction(db, () => recordBatch(charges));
     },
 
     async recordTopUp(topUp: TopUpRecord): Promise<RecordedTopUp> {

@@ -236,6 +236,24 @@ export function moneyContract<T extends OpenedMoneyStore>(
       ]);
     });
 
+    it('reports with each recorded charge a wallet and key spend that already count it', async () => {
+      // What Redis's snapshots are set from when the call's holds are dropped: a state without the
+      // charge would let its hold go while the snapshot still lacks its cost.
+      const costs = [5n, 7n, 11n];
+      const results = await money.recordCharges(
+        costs.map((cost, i) => charge(`w-${i}`, { costMicros: cost })),
+      );
+      let counted = 0n;
+      results.forEach((result, i) => {
+        counted += costs[i] as bigint;
+        expect(result.wallet?.balance).toBeLessThanOrEqual(-counted);
+        expect(result.keySpend?.spent).toBeGreaterThanOrEqual(counted);
+      });
+      const last = results.at(-1);
+      expect(await money.walletState('acc-1')).toEqual(last?.wallet);
+      expect(await money.keySpendState('acc-1', 'key-1', '2025-03')).toEqual(last?.keySpend);
+    });
+
     it('records nothing for an empty call', async () => {
       expect(await money.recordCharges([])).toEqual([]);
       expect(await money.walletState('acc-1')).toEqual({ balance: 0n, version: 0n });

@@ -141,7 +141,11 @@ describe('SQLite money store, several connections on one file', () => {
       const own = records.filter((r) => r.accountId === accountId);
       const total = own.reduce((sum, r) => sum + r.costMicros, 0n);
       expect((await money.walletState(accountId)).balance).toBe(-total);
-      expect((await money.walletState(accountId)).version).toBe(BigInt(own.length));
+      // A call moves each wallet once, with the sum of its new charges: one version step per call
+      // that recorded any (each call of 8 holds 4 of the account's; the two writers' 300 calls).
+      const { version } = await money.walletState(accountId);
+      expect(version).toBeGreaterThanOrEqual(BigInt(own.length / 4));
+      expect(version).toBeLessThanOrEqual(BigInt(own.length / 2));
       const keyed = own.filter((r) => r.keyId !== null).reduce((sum, r) => sum + r.costMicros, 0n);
       const keyId = accountId === 'acc-a' ? 'key-0' : 'key-1';
       expect((await money.keySpendState(accountId, keyId, '2025-03')).spent).toBe(keyed);

@@ -60,7 +60,7 @@ describe('error handling', () => {
       code: 'invalid_request_error',
       param: null,
     });
-    expect(res.headers['x-request-id']).toMatch(/^req_[\w-]{16}$/);
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-z]{9}[\w-]{16}$/);
   });
 
   it('answers an AppError with its status, type, code and headers', async () => {
