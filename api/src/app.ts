@@ -24,6 +24,7 @@ import { frameworkErrorHandler, registerErrorHandling } from './plugins/error-ha
 import { registerFieldValidation } from './plugins/field-validation.ts';
 import { registerObservability } from './plugins/observability.ts';
 import { generateRequestId, registerRequestContext } from './plugins/request-context.ts';
+import { requestLoggerFactory } from './plugins/request-logger.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
 import { adminInvitationsRoutes } from './routes/admin/invitations.route.ts';
@@ -79,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One line per finished request is written by the request-context plugin instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    // Each request's child logger is made only when the request writes a line (request-logger.ts).
+    childLoggerFactory: requestLoggerFactory,
     genReqId: generateRequestId,
     // JSON bodies (transcription uploads have their own 50 MB limit, enforced while streaming).
     bodyLimit: deps.config.maxBodyBytes,

@@ -84,7 +84,7 @@ export function createAuthenticationHook(deps: AdmissionDeps) {
     if (presented === undefined || !presented.startsWith('hk-')) throw refused(errors.invalidApiKey());
     const key = await deps.keyCache.lookup(hashApiKey(presented));
     if (!isKeyUsable(key, now())) throw refused(errors.invalidApiKey());
-    // Bind to the request's own logger (a new child logger per request costs measurably).
+    // Bound to the request's own logger, made only if the request logs a line (request-logger.ts).
     (request.log as unknown as { setBindings(bindings: Record<string, string>): void }).setBindings({
       keyId: key.id,
       accountId: key.accountId,
