@@ -25,7 +25,20 @@ export function generateRequestId(): string {
   }
   const id = pool.toString('base64url', offset, offset + ID_BYTES);
   offset += ID_BYTES;
-  return `req_${Date.now().toString(36).padStart(TIME_DIGITS, '0')}${id}`;
+  return `${timePrefix()}${id}`;
+}
+
+let prefixMillis = 0;
+let prefix = '';
+
+/** `req_` and the time part, made once per millisecond (a busy api makes several ids in one). */
+function timePrefix(): string {
+  const now = Date.now();
+  if (now !== prefixMillis) {
+    prefixMillis = now;
+    prefix = `req_${now.toString(36).padStart(TIME_DIGITS, '0')}`;
+  }
+  return prefix;
 }
 
 /**

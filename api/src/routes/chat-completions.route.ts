@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
@@ -10,6 +9,7 @@ import { type ChatRequestBody, toChatRequest } from '../chat/chat-request.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { completeChat } from '../chat/complete-chat.ts';
 import { wantsIdentity } from '../chat/identity.ts';
+import { sseResponseBody } from '../chat/sse-body.ts';
 import { openChatStream } from '../chat/stream-chat.ts';
 import {
   errorResponses,
@@ -84,7 +84,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
         .header('content-type', 'text/event-stream; charset=utf-8')
         .header('cache-control', 'no-cache')
         .header('x-accel-buffering', 'no')
-        .send(Readable.from(lines, { objectMode: false }));
+        .send(sseResponseBody(lines, reply.raw));
     },
   );
 }
