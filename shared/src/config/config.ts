@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { irtToMicros } from '../billing/money.ts';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queue-names.ts';
 import { PROVIDER_IDS, type ProviderId } from '../providers/provider-ids.ts';
+import { isMongoConnectionString } from './mongo-connection-string.ts';
 
 /**
  * The service configuration: parsed once from the environment at start, validated as a whole,
@@ -197,6 +198,15 @@ const url = (protocols: readonly string[]) =>
       `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
     );
 
+/** A MongoDB connection string, a replica set's list of hosts included (mongo-connection-string.ts). */
+const mongoUrl = z
+  .string()
+  .trim()
+  .refine(
+    isMongoConnectionString,
+    'must be a URL starting with mongodb:// or mongodb+srv:// and naming its host (or, with mongodb://, its comma-separated hosts)',
+  );
+
 const queueList = z
   .string()
   .trim()
@@ -226,7 +236,7 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
   READINESS_TIMEOUT_MS: int(50, 60_000).default(2_000),
   REDIS_URL: url(['redis:', 'rediss:']),
-  MONGO_URL: optional(url(['mongodb:', 'mongodb+srv:'])),
+  MONGO_URL: optional(mongoUrl),
   MONGO_DB: z
     .string()
     .trim()

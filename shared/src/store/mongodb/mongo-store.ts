@@ -1,3 +1,4 @@
+import { mongoHostsOf } from '../../config/mongo-connection-string.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { Store } from '../store.ts';
 import { createMongoAccountsRepository } from './accounts.mongo.ts';
@@ -22,7 +23,7 @@ export async function openMongoStore(
   const { db } = mongo;
   return {
     kind: 'mongodb',
-    location: `${hostsOf(options.url)}/${options.database}`,
+    location: `${mongoHostsOf(options.url)}/${options.database}`,
     accounts: createMongoAccountsRepository(db),
     keys: createMongoApiKeysRepository(db),
     credentials: createMongoCredentialsRepository(db),
@@ -36,8 +37,3 @@ export async function openMongoStore(
 }
 
 /** The hosts of a connection string, without credentials or options (for logs). */
-function hostsOf(url: string): string {
-  const afterScheme = url.replace(/^mongodb(\+srv)?:\/\//, '');
-  const hosts = afterScheme.split('/')[0] ?? '';
-  return hosts.includes('@') ? hosts.slice(hosts.lastIndexOf('@') + 1) : hosts;
-}
