@@ -194,6 +194,44 @@ describe('OpenAI upstream: tools, json_schema, reasoning, images, citations', ()
     });
   });
 
+  it('takes null for the fields the SDK types as nullable, as not given (none reaches the upstream)', async () => {
+    const nulls = {
+      temperature: null,
+      top_p: null,
+      frequency_penalty: null,
+      presence_penalty: null,
+      max_tokens: null,
+      max_completion_tokens: null,
+      n: null,
+      seed: null,
+      stop: null,
+      stream: null,
+      stream_options: null,
+      logprobs: null,
+      top_logprobs: null,
+      logit_bias: null,
+      reasoning_effort: null,
+    };
+    // GPT-5 takes no temperature: a null one is not a temperature, so it is not refused.
+    const completion = await client.chat.completions.create({
+      model: 'openai/gpt-5',
+      messages: [{ role: 'user', content: 'nulls' }],
+      ...nulls,
+    });
+    expect(completion.object).toBe('chat.completion');
+    const sent = lastBody(g.openai);
+    for (const field of Object.keys(nulls)) expect(sent).not.toHaveProperty(field);
+    // Null stays invalid where the convention does not allow it.
+    const refused = await rawPost(
+      g.gateway.origin,
+      '/v1/chat/completions',
+      funded.key,
+      JSON.stringify({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'x' }], tools: null }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ error: { code: 'invalid_request_error' } });
+  });
+
   it('reports OpenAI reasoning tokens in usage (billed as output)', async () => {
     const completion = await client.chat.completions.create({
       model: 'openai/gpt-5',

@@ -19,7 +19,7 @@ import {
   UPSTREAM,
   WITH_BODY,
 } from '../openapi/responses.ts';
-import { chatRequestSchema } from '../schemas/chat-request.schema.ts';
+import { chatRequestSchema, dropNullFields } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
 
 export interface ChatRouteDeps {
@@ -58,6 +58,11 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
             400: 'A field is invalid or unsupported by the model’s provider (the message names it); `model_required` without `model`.',
           }),
         },
+      },
+      // `null` for a field the convention lets be null means "not given" (chat-request.schema.ts).
+      preValidation: (request, _reply, done) => {
+        dropNullFields(request.body);
+        done();
       },
       config: {
         admission: {

@@ -133,7 +133,7 @@ const responseFormat = {
   then: { required: ['type', 'json_schema'] },
 } as const;
 
-const outputTokens = { type: 'integer', minimum: 1, maximum: MAX_OUTPUT_TOKENS_FIELD } as const;
+const outputTokens = { type: ['integer', 'null'], minimum: 1, maximum: MAX_OUTPUT_TOKENS_FIELD } as const;
 // Integers a JSON number carries exactly; a larger seed would reach the provider rounded.
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 
@@ -143,30 +143,52 @@ export const chatRequestSchema = {
   properties: {
     model: { type: 'string' },
     messages: { type: 'array', minItems: 1, items: message },
-    stream: { type: 'boolean' },
-    stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
+    stream: { type: ['boolean', 'null'] },
+    stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
     max_tokens: outputTokens,
     max_completion_tokens: outputTokens,
-    temperature: { type: 'number', minimum: 0, maximum: 2 },
-    top_p: { type: 'number', minimum: 0, maximum: 1 },
-    frequency_penalty: { type: 'number', minimum: -2, maximum: 2 },
-    presence_penalty: { type: 'number', minimum: -2, maximum: 2 },
-    stop: { type: ['string', 'array'], items: { type: 'string' }, maxItems: 16 },
-    seed: { type: 'integer', minimum: -SAFE_INTEGER, maximum: SAFE_INTEGER },
-    n: { type: 'integer', minimum: 1, maximum: 16 },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    frequency_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+    presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+    stop: { type: ['string', 'array', 'null'], items: { type: 'string' }, maxItems: 16 },
+    seed: { type: ['integer', 'null'], minimum: -SAFE_INTEGER, maximum: SAFE_INTEGER },
+    n: { type: ['integer', 'null'], minimum: 1, maximum: 16 },
     user: { type: 'string' },
     tools: { type: 'array', items: tool, maxItems: 256 },
     tool_choice: toolChoice,
     parallel_tool_calls: { type: 'boolean' },
     response_format: responseFormat,
-    reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] },
+    reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max', null] },
     web_search: { type: 'boolean' },
     web_search_options: { type: 'object' },
-    logprobs: { type: 'boolean' },
-    top_logprobs: { type: 'integer', minimum: 0, maximum: 20 },
-    logit_bias: { type: 'object', additionalProperties: { type: 'number', minimum: -100, maximum: 100 } },
+    logprobs: { type: ['boolean', 'null'] },
+    top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20 },
+    logit_bias: {
+      type: ['object', 'null'],
+      additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
+    },
   },
 } as const;
+
+/**
+ * The fields the convention lets a client send as `null` for "not given" (the OpenAI SDKs type
+ * them `T | null`). The route drops such a field before validation (`dropNullFields`), so nothing
+ * after it ever sees a null: it is as if the field were absent.
+ */
+export const NULLABLE_CHAT_FIELDS: readonly string[] = Object.entries(chatRequestSchema.properties)
+  .filter(([, schema]) => {
+    const { type, enum: values } = schema as { type?: string | readonly string[]; enum?: readonly unknown[] };
+    return (Array.isArray(type) && type.includes('null')) || values?.includes(null) === true;
+  })
+  .map(([field]) => field);
+
+/** Removes the nullable fields sent as `null` from a request body (see `NULLABLE_CHAT_FIELDS`). */
+export function dropNullFields(body: unknown): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const fields = body as Record<string, unknown>;
+  for (const field of NULLABLE_CHAT_FIELDS) if (fields[field] === null) delete fields[field];
+}
 
 /** The fields of the spec's table: the only ones the gateway forwards. */
 export const CHAT_REQUEST_FIELDS = Object.keys(chatRequestSchema.properties);
