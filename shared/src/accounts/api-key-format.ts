@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Every API key of the service starts with this prefix (spec, Authentication). */
 export const API_KEY_PREFIX = 'hk-';
@@ -33,7 +33,8 @@ export function generateApiKey(): GeneratedApiKey {
 
 /** The stored form of a key: SHA-256 of the full key (prefix included), lower-case hex. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // The one-shot digest: no Hash object per request (each request's key is hashed to find it).
+  return hash('sha256', key, 'hex');
 }
 
 /** The last four characters of a key, the only part shown after creation. */

@@ -62,8 +62,7 @@ export class UpstreamClient {
   async send(request: UpstreamRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
     try {
       const response = await this.#agent.request({
-        origin: new URL(request.url).origin,
-        path: pathOf(request.url),
+        ...originAndPath(request.url),
         method: 'POST',
         headers: { 'content-type': 'application/json', ...request.headers },
         body: request.body,
@@ -79,8 +78,7 @@ export class UpstreamClient {
   async sendMedia(request: MediaHttpRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
     try {
       const response = await this.#agent.request({
-        origin: new URL(request.url).origin,
-        path: pathOf(request.url),
+        ...originAndPath(request.url),
         method: request.method,
         headers: request.headers,
         body: encodeBody(request.body),
@@ -99,8 +97,7 @@ export class UpstreamClient {
   async forward(request: ForwardRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
     try {
       const response = await this.#agent.request({
-        origin: new URL(request.url).origin,
-        path: pathOf(request.url),
+        ...originAndPath(request.url),
         method: 'POST',
         headers: request.headers,
         body: request.body,
@@ -128,9 +125,10 @@ function encodeBody(body: MediaHttpRequest['body']): string | FormData | undefin
   return form;
 }
 
-function pathOf(url: string): string {
+/** Where undici sends a request: the URL parsed once (origin for the pool, path for the request line). */
+function originAndPath(url: string): { origin: string; path: string } {
   const parsed = new URL(url);
-  return `${parsed.pathname}${parsed.search}`;
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
 }
 
 /** Maps undici's failures to the few kinds the gateway answers differently (504 vs 502). */
