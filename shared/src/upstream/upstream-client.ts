@@ -1,6 +1,7 @@
 import { Agent, FormData, errors as undiciErrors } from 'undici';
 import type { UpstreamRequest } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
+import { callUpstream, type UpstreamAnswer } from './upstream-call.ts';
 
 export interface UpstreamClientOptions {
   readonly connectTimeoutMs: number;
@@ -9,7 +10,7 @@ export interface UpstreamClientOptions {
   readonly connectionsPerOrigin: number;
 }
 
-/** An upstream answer whose headers arrived; the body is still streaming. */
+/** An upstream answer whose headers arrived; the body is still streaming (upstream-body.ts). */
 export interface UpstreamResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -43,7 +44,8 @@ export class UpstreamTransportError extends Error {
 
 /**
  * Sends provider requests over pooled keep-alive connections (one undici Agent for the process:
- * a pool per origin). Bodies are handed back as streams, never buffered here.
+ * a pool per origin), through the dispatcher (upstream-call.ts). Bodies are handed back as they
+ * arrive, never buffered whole here.
  */
 export class UpstreamClient {
   readonly #agent: Agent;
@@ -61,14 +63,16 @@ export class UpstreamClient {
   /** POSTs the request; resolves once the status and headers arrived (any status). */
   async send(request: UpstreamRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
     try {
-      const response = await this.#agent.request({
-        ...originAndPath(request.url),
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...request.headers },
-        body: request.body,
+      return await callUpstream(
+        this.#agent,
+        {
+          ...originAndPath(request.url),
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...request.headers },
+          body: request.body,
+        },
         signal,
-      });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      );
     } catch (err) {
       throw classifyTransportError(err);
     }
@@ -77,14 +81,16 @@ export class UpstreamClient {
   /** Sends a media request (GET, JSON POST or multipart POST); resolves once headers arrived. */
   async sendMedia(request: MediaHttpRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
     try {
-      const response = await this.#agent.request({
-        ...originAndPath(request.url),
-        method: request.method,
-        headers: request.headers,
-        body: encodeBody(request.body),
+      return await callUpstream(
+        this.#agent,
+        {
+          ...originAndPath(request.url),
+          method: request.method,
+          headers: request.headers,
+          body: encodeBody(request.body),
+        },
         signal,
-      });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      );
     } catch (err) {
       throw classifyTransportError(err);
     }
@@ -96,14 +102,11 @@ export class UpstreamClient {
    */
   async forward(request: ForwardRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
     try {
-      const response = await this.#agent.request({
-        ...originAndPath(request.url),
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
+      return await callUpstream(
+        this.#agent,
+        { ...originAndPath(request.url), method: 'POST', headers: request.headers, body: request.body },
         signal,
-      });
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      );
     } catch (err) {
       throw classifyTransportError(err);
     }

@@ -1,0 +1,122 @@
+import { type Dispatcher, errors as undiciErrors } from 'undici';
+
+/** Bytes a body holds unread before it asks the connection to stop reading (undici's default). */
+const HIGH_WATER_BYTES = 64 * 1024;
+/** The most `dump` reads before it gives the connection up rather than read on. */
+const DUMP_LIMIT_BYTES = 128 * 1024;
+
+/**
+ * An upstream answer's body as undici's dispatcher delivers it: chunks queue here until the one
+ * reader takes them (async iteration, or `text`/`json`/`arrayBuffer`/`dump`, which read it whole).
+ * Reading pauses the connection while more than 64 KB wait unread and resumes it below; a reader
+ * that stops early (a client gone mid-stream) aborts the call, so the connection is not reused half
+ * read. It does what undici's `request()` body does for the gateway's readers, without a Node
+ * stream (and its state, listeners and async context) for every upstream call.
+ */
+export class UpstreamBody implements AsyncIterable<Uint8Array> {
+  readonly #controller: Dispatcher.DispatchController;
+  #chunks: Buffer[] = [];
+  #next = 0;
+  #buffered = 0;
+  #ended = false;
+  #error: Error | undefined;
+  #wake: (() => void) | undefined;
+  #used = false;
+
+  constructor(controller: Dispatcher.DispatchController) {
+    this.#controller = controller;
+  }
+
+  /** A chunk arrived (the dispatcher's side). */
+  push(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#buffered += chunk.byteLength;
+    if (this.#buffered > HIGH_WATER_BYTES) this.#controller.pause();
+    this.#notify();
+  }
+
+  /** The body is complete (the dispatcher's side). */
+  end(): void {
+    this.#ended = true;
+    this.#notify();
+  }
+
+  /** The body broke off: the reader gets `error` after the chunks that came before it. */
+  fail(error: Error): void {
+    this.#error ??= error;
+    this.#ended = true;
+    this.#notify();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    if (this.#used) throw new TypeError('the upstream body was already read');
+    this.#used = true;
+    let complete = false;
+    try {
+      for (;;) {
+        const chunk = this.#take();
+        if (chunk !== undefined) {
+          yield chunk;
+          continue;
+        }
+        if (this.#error !== undefined) throw this.#error;
+        if (this.#ended) {
+          complete = true;
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+      }
+    } finally {
+      if (!complete && !this.#ended) this.#controller.abort(new undiciErrors.RequestAbortedError());
+    }
+  }
+
+  async text(): Promise<string> {
+    return (await this.#whole()).toString('utf8');
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const whole = await this.#whole();
+    return whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer;
+  }
+
+  /** Reads and drops the rest (up to 128 KB; a longer rest aborts the call instead). */
+  async dump(): Promise<void> {
+    let read = 0;
+    for await (const chunk of this) {
+      read += chunk.byteLength;
+      if (read > DUMP_LIMIT_BYTES) return;
+    }
+  }
+
+  async #whole(): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this) chunks.push(chunk as Buffer);
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  }
+
+  #take(): Buffer | undefined {
+    if (this.#next === this.#chunks.length) return undefined;
+    const chunk = this.#chunks[this.#next] as Buffer;
+    this.#next += 1;
+    if (this.#next === this.#chunks.length) {
+      this.#chunks = [];
+      this.#next = 0;
+    }
+    this.#buffered -= chunk.byteLength;
+    if (this.#controller.paused && this.#buffered <= HIGH_WATER_BYTES) this.#controller.resume();
+    return chunk;
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}
