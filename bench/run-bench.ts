@@ -376,9 +376,9 @@ async function main(): Promise<void> {
     );
   }
 
-  // 2. Streaming time to first token (c=10, 20 chunks), then a sequential (c=1) non-streaming probe.
-  // The harness's default (10 at a time: a closed loop, so it includes queueing at the api), then
-  // one at a time (the latency the gateway adds to the first token, without queueing).
+  // 2. Streaming time to first token (20 chunks): the harness's default, 10 at a time (a closed
+  // loop, so it includes queueing at the api), then one at a time (the latency the gateway adds to
+  // the first token, without queueing), then 100 at a time.
   await inPhase('sse', async (gateway) => {
     const sse = {
       DIRECT_URL: peers.mockUrl,
@@ -390,6 +390,13 @@ async function main(): Promise<void> {
       'stream-probe.mjs',
       'sse-sequential-probe',
       { ...sse, STREAM_LABEL: 'sse-sequential', STREAM_CONCURRENCY: '1' },
+      settings.loadgenCpus,
+    );
+    // 100 at a time: 1000 streams, so each client runs ten in a row.
+    await runHarness(
+      'stream-probe.mjs',
+      'sse-100-probe',
+      { ...sse, STREAM_LABEL: 'sse-100', STREAM_CONCURRENCY: '100', STREAM_REQUESTS: '1000' },
       settings.loadgenCpus,
     );
   });
