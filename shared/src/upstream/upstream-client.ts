@@ -1,7 +1,7 @@
 import { Agent, FormData, errors as undiciErrors } from 'undici';
 import type { UpstreamRequest } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
-import { callUpstream, type UpstreamAnswer } from './upstream-call.ts';
+import { callUpstream } from './upstream-call.ts';
 
 export interface UpstreamClientOptions {
   readonly connectTimeoutMs: number;
