@@ -212,7 +212,7 @@ export function writeResults(info: RunInfo): string {
   md += `- Raw results (git-ignored): \`${rel(info.outDir)}/\`: \`load-<delay>/summary.md\` and \`results.json\` (harness output), \`*-probe.txt\`, \`stream-*.md\`, \`profile/*.cpuprofile\`, \`logs/\`.\n\n`;
 
   md +=
-    '## Targets\n\nIssue 4, item 9, and the acceptance lines of the SQLite-store issue (0 ms: ≥ 2.5 × Portkey; 50 ms: ≥ 0.95 × direct with added p50 ≤ 2 ms).\n\n<!-- VERDICTS -->\n\n';
+    "## Targets\n\nIssue 4, item 9; the acceptance lines of the SQLite-store issue (0 ms: ≥ 2.5 × Portkey; 50 ms: ≥ 0.95 × direct with added p50 ≤ 2 ms); and those of the hot-path issue (0 ms: ≥ 3 × Portkey and ≤ 0.15 api CPU-ms per request; sequential added p50 ≤ Portkey's; 10 streams: added TTFT p50 ≤ 2 ms; 1000 streams under 200 MB).\n\n<!-- VERDICTS -->\n\n";
 
   for (const { delay, dir, results } of runs) {
     md += `## Non-streaming, ${info.settings.connections} connections, ${delay} ms upstream delay\n\n`;
@@ -270,12 +270,20 @@ export function writeResults(info: RunInfo): string {
     }
     if (gateway && portkey && delay === 0) {
       const ratio = gateway.rps / portkey.rps;
-      for (const times of [2, 2.5])
+      for (const times of [2, 2.5, 3])
         verdicts.push({
           what: `0 ms upstream: gateway req/s ≥ ${times} × Portkey`,
           measured: `${gateway.rps.toFixed(0)} vs ${portkey.rps.toFixed(0)} req/s = ${ratio.toFixed(3)} ×`,
           met: ratio >= times,
           gap: ratio >= times ? '–' : `${(times * portkey.rps - gateway.rps).toFixed(0)} req/s short`,
+        });
+      const cpu = gateway.procs.api?.cpuMsPerReq;
+      if (cpu !== undefined)
+        verdicts.push({
+          what: '0 ms upstream: api CPU per request ≤ 0.15 ms',
+          measured: `${n(cpu, 3)} CPU-ms/req (Portkey ${n(portkey.procs.portkey?.cpuMsPerReq, 3)})`,
+          met: cpu <= 0.15,
+          gap: cpu <= 0.15 ? '–' : `${n(cpu - 0.15, 3)} ms over`,
         });
     }
   }
@@ -310,10 +318,20 @@ export function writeResults(info: RunInfo): string {
     'Non-streaming, concurrency 1, 0 ms upstream delay, 200 timed requests per target (node:http client, sub-ms resolution): the per-request latency each hop adds without queueing.\n\n';
   md += '| target | ok/n | p50 ms | p99 ms | mean ms | added p50 ms |\n|---|---|---|---|---|---|\n';
   const seqDirect = sequential.find((r) => r.target === 'direct');
+  const addedP50 = (r: ProbeRow | undefined) =>
+    r && seqDirect ? Number(r['total p50 ms']) - Number(seqDirect['total p50 ms']) : Number.NaN;
   for (const r of sequential) {
-    const added = seqDirect ? Number(r['total p50 ms']) - Number(seqDirect['total p50 ms']) : Number.NaN;
-    md += `| ${r.target} | ${r['ok/n']} | ${r['total p50 ms']} | ${r['total p99 ms']} | ${r['total mean ms']} | ${r.target === 'direct' ? '–' : signed(added)} |\n`;
+    md += `| ${r.target} | ${r['ok/n']} | ${r['total p50 ms']} | ${r['total p99 ms']} | ${r['total mean ms']} | ${r.target === 'direct' ? '–' : signed(addedP50(r))} |\n`;
   }
+  const seqGateway = addedP50(sequential.find((r) => r.target === 'gateway'));
+  const seqPortkey = addedP50(sequential.find((r) => r.target === 'portkey'));
+  if (!Number.isNaN(seqGateway) && !Number.isNaN(seqPortkey))
+    verdicts.push({
+      what: "sequential: gateway's added p50 ≤ Portkey's",
+      measured: `${signed(seqGateway)} vs ${signed(seqPortkey)} ms`,
+      met: seqGateway <= seqPortkey,
+      gap: seqGateway <= seqPortkey ? '–' : `${n(seqGateway - seqPortkey)} ms over`,
+    });
 
   md += `\n## Profile of the api under the ${info.settings.profileDelay ?? 0} ms load\n\n`;
   if (info.profile === undefined) {
