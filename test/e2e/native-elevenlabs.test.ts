@@ -584,6 +584,34 @@ describe('refusals before sending', () => {
     });
     expect(upload).toBe(413);
   });
+  it('an upload with a bad key → 401 on its head, before its body is read', async () => {
+    // 40 MB announced, only the first KB sent: the answer cannot wait for the body.
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${gateway.origin}/elevenlabs/v1/speech-to-text`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'multipart/form-data; boundary=x',
+          'content-length': String(40 * 1024 * 1024),
+          'xi-api-key': 'hk-not-a-key-of-this-gateway',
+        },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      req.on('error', reject);
+      req.write(Buffer.alloc(1024, 'a'));
+    });
+    expect(answer.status).toBe(401);
+    expect(answer.body).toContain('invalid_api_key');
+  });
 });
 
 describe('errors and fallbacks on /elevenlabs', () => {

@@ -37,7 +37,9 @@ export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): vo
     route.attachValidation = true;
     route.config = { ...route.config, validationAnsweredByAdmission: true };
   });
-  app.addHook('preValidation', tracedStep('gateway.authenticate', createAuthenticationHook(deps)));
+  // Before the body is read: a request without a usable key is refused without reading (or
+  // buffering) its body, up to the 51 MB of a speech-to-text upload.
+  app.addHook('preParsing', tracedStep('gateway.authenticate', createAuthenticationHook(deps)));
   app.addHook('preHandler', tracedStep('gateway.admission', createAdmissionHook(deps)));
   // Callback hooks that go async only when a hold is left to release (not on the settled path).
   app.addHook('onResponse', (request, _reply, done) => {
@@ -73,7 +75,7 @@ function releaseUnsettledHold(deps: AdmissionDeps, request: FastifyRequest): Pro
 }
 
 /**
- * Checks 1 to 3, before the body is validated: a key is presented, it is usable, and the request
+ * Checks 1 to 3, before the body is read: a key is presented, it is usable, and the request
  * comes from an allowed address. Local (the key comes from the in-process cache); a refused
  * address reads the rate window for the headers without counting the request.
  */

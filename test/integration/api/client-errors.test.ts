@@ -156,10 +156,19 @@ describe('an answer that comes before the whole request is read by a client stil
     }
   });
 
-  it('a large body refused on its head (no operator token; over the limit): 401 / 413, not EPIPE or a reset', async () => {
+  it('a large body refused on its head (no operator token; no key; over the limit): 401 / 401 / 413, not EPIPE or a reset', async () => {
     const large = Buffer.alloc(4 * 1024 * 1024, 'a');
     const overLimit = Buffer.alloc(t.config.maxBodyBytes + 4 * 1024 * 1024, 'a');
+    const { key } = await createFundedKey(t.app, { topUp: 1_000 });
     for (let i = 0; i < 5; i++) {
+      // The key is checked before the body is read: no key, no reading.
+      const keyless = await clientRequest(
+        'POST',
+        '/v1/chat/completions',
+        { 'content-type': 'application/json', 'content-length': overLimit.length },
+        overLimit,
+      );
+      expect(keyless.status).toBe(401);
       const refused = await clientRequest(
         'POST',
         '/admin/v1/accounts',
@@ -170,7 +179,11 @@ describe('an answer that comes before the whole request is read by a client stil
       const tooLarge = await clientRequest(
         'POST',
         '/v1/chat/completions',
-        { 'content-type': 'application/json', 'content-length': overLimit.length },
+        {
+          'content-type': 'application/json',
+          'content-length': overLimit.length,
+          authorization: `Bearer ${key}`,
+        },
         overLimit,
       );
       expect(tooLarge.status).toBe(413);
