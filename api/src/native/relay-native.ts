@@ -68,7 +68,8 @@ export async function sendWholeAnswer(
  * A streamed answer: each chunk goes to the client unchanged and at once while `accumulator`
  * watches for the usage. The stream ending with the protocol's final event is charged that usage,
  * its cost sent as the `X-Service-Cost` trailer. An upstream failure mid-stream is not charged
- * (the hold is released); when the client goes away, the usage reported so far is charged.
+ * (the hold is released) and breaks the client's connection off (no clean end of a cut answer);
+ * when the client goes away, the usage reported so far is charged.
  */
 export function sendStream(
   reply: FastifyReply,
@@ -94,7 +95,11 @@ export function sendStream(
       }
       ended = 'completed';
     } catch (err) {
-      if (!signal.aborted) reply.request.log.warn({ err }, 'a native stream broke off; nothing is charged');
+      if (signal.aborted) return;
+      reply.request.log.warn({ err }, 'a native stream broke off; nothing is charged');
+      // The client's connection is broken off too: ending the answer cleanly would present a cut
+      // answer (audio bytes, or events without the protocol's last one) as a whole one.
+      throw new Error('the provider broke the stream off', { cause: err });
     } finally {
       const seen = accumulator.finish();
       const charge = seen.usage !== undefined && ((ended === 'completed' && seen.complete) || signal.aborted);
