@@ -629,6 +629,45 @@ describe('errors and fallbacks on /gemini', () => {
     expect(await g.balanceMicros(funded.accountId)).toBe(before);
   });
 
+  it('a client that goes away mid-stream is charged the usage reported so far, nothing more', async () => {
+    const a = await createFundedKey(g.gateway.app, { topUp: 1_000 });
+    // Two events (each with Gemini's running usageMetadata), then the provider stalls.
+    g.gemini.script.next({ kind: 'stall-mid-stream', afterEvents: 2 });
+    const controller = new AbortController();
+    const res = await fetch(
+      `${g.gateway.origin}${path('gemini-2.5-flash', 'streamGenerateContent', '?alt=sse')}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': a.key },
+        body: JSON.stringify(hello),
+        signal: controller.signal,
+      },
+    );
+    expect(res.status).toBe(200);
+    const reader = res.body?.getReader();
+    let text = '';
+    while ((text.match(/^data: /gm) ?? []).length < 2) {
+      const { value, done } = (await reader?.read()) ?? { done: true, value: undefined };
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    const events = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { usageMetadata?: Record<string, unknown> });
+    const lastUsage = events.at(-1)?.usageMetadata;
+    expect(lastUsage).toBeDefined();
+    const cost = costOf(FLASH, geminiUsage(lastUsage ?? {}));
+    expect(cost).toBeGreaterThan(0n);
+    let balance = 0n;
+    for (let i = 0; i < 40 && balance !== 1_000_000_000n - cost; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      balance = await g.balanceMicros(a.accountId);
+    }
+    expect(balance).toBe(1_000_000_000n - cost);
+  });
+
   it('paths: other methods, versions and paths under /gemini → 404 endpoint_not_supported, no key needed', async () => {
     for (const [method, target] of [
       ['GET', path('gemini-2.5-flash', 'generateContent')],
