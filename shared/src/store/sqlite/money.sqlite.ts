@@ -66,13 +66,12 @@ export function createSqliteMoneyStore(db: DatabaseSync): MoneyStore {
    */
   function recordBatch(charges: readonly ChargeRecord[]): RecordedCharge[] {
     const totals = new ChargeTotals();
-    const recorded: { charge: ChargeRecord; entry: LedgerEntry }[] = [];
-    const results: (RecordedCharge | null)[] = charges.map((charge) => {
+    // Each charge's new ledger entry, or the stored one's answer when its id was recorded before.
+    const inserts = charges.map((charge): LedgerEntry | RecordedCharge => {
       const entry = ledgerEntryOf(charge);
       if (!inserted(sql.insertEntry.run(...ledgerParams(entry)))) return repeatOf(charge.id);
       totals.add(charge);
-      recorded.push({ charge, entry });
-      return null;
+      return entry;
     });
     const wallets = new Map<string, WalletState>();
     for (const { accountId, amountMicros } of totals.wallets.values())
@@ -98,16 +97,14 @@ export function createSqliteMoneyStore(db: DatabaseSync): MoneyStore {
         row.outputTokens,
         row.costMicros,
       );
-    let next = 0;
-    return results.map((result) => {
-      if (result !== null) return result;
-      const { charge, entry } = recorded[next++] as (typeof recorded)[number];
+    return inserts.map((insert) => {
+      if ('outcome' in insert) return insert;
+      const { accountId, keyId, month } = insert;
       return {
         outcome: 'recorded',
-        entry,
-        wallet: wallets.get(charge.accountId) ?? null,
-        keySpend:
-          charge.keyId === null ? null : (spends.get(keySpendKey(charge.keyId, charge.month)) ?? null),
+        entry: insert,
+        wallet: wallets.get(accountId) ?? null,
+        keySpend: keyId === null ? null : (spends.get(keySpendKey(keyId, month)) ?? null),
       };
     });
   }
