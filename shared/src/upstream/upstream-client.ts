@@ -1,4 +1,4 @@
-import { Agent, FormData, errors as undiciErrors } from 'undici';
+import { Agent, type Dispatcher, FormData, errors as undiciErrors } from 'undici';
 import type { UpstreamRequest } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
 import { callUpstream } from './upstream-call.ts';
@@ -62,38 +62,24 @@ export class UpstreamClient {
 
   /** POSTs the request; resolves once the status and headers arrived (any status). */
   async send(request: UpstreamRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
-    try {
-      return await callUpstream(
-        this.#agent,
-        {
-          ...originAndPath(request.url),
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...request.headers },
-          body: request.body,
-        },
-        signal,
-      );
-    } catch (err) {
-      throw classifyTransportError(err);
-    }
+    return this.#call(
+      request.url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...request.headers },
+        body: request.body,
+      },
+      signal,
+    );
   }
 
   /** Sends a media request (GET, JSON POST or multipart POST); resolves once headers arrived. */
   async sendMedia(request: MediaHttpRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
-    try {
-      return await callUpstream(
-        this.#agent,
-        {
-          ...originAndPath(request.url),
-          method: request.method,
-          headers: request.headers,
-          body: encodeBody(request.body),
-        },
-        signal,
-      );
-    } catch (err) {
-      throw classifyTransportError(err);
-    }
+    return this.#call(
+      request.url,
+      { method: request.method, headers: request.headers, body: encodeBody(request.body) },
+      signal,
+    );
   }
 
   /**
@@ -101,12 +87,17 @@ export class UpstreamClient {
    * and headers arrived (any status).
    */
   async forward(request: ForwardRequest, signal?: AbortSignal): Promise<UpstreamResponse> {
+    return this.#call(request.url, { method: 'POST', headers: request.headers, body: request.body }, signal);
+  }
+
+  /** One call through the pool of `url`'s origin; a call that got no answer throws classified. */
+  async #call(
+    url: string,
+    options: Omit<Dispatcher.DispatchOptions, 'origin' | 'path'>,
+    signal: AbortSignal | undefined,
+  ): Promise<UpstreamResponse> {
     try {
-      return await callUpstream(
-        this.#agent,
-        { ...originAndPath(request.url), method: 'POST', headers: request.headers, body: request.body },
-        signal,
-      );
+      return await callUpstream(this.#agent, { ...originAndPath(url), ...options }, signal);
     } catch (err) {
       throw classifyTransportError(err);
     }
