@@ -35,5 +35,3 @@ export async function openMongoStore(
     close: () => mongo.client.close(),
   };
 }
-
-/** The hosts of a connection string, without credentials or options (for logs). */
