@@ -160,32 +160,18 @@ describe('an answer that comes before the whole request is read by a client stil
     const large = Buffer.alloc(4 * 1024 * 1024, 'a');
     const overLimit = Buffer.alloc(t.config.maxBodyBytes + 4 * 1024 * 1024, 'a');
     const { key } = await createFundedKey(t.app, { topUp: 1_000 });
+    const postJson = (path: string, body: Buffer, headers: Record<string, string> = {}) =>
+      clientRequest(
+        'POST',
+        path,
+        { 'content-type': 'application/json', 'content-length': body.length, ...headers },
+        body,
+      );
     for (let i = 0; i < 5; i++) {
       // The key is checked before the body is read: no key, no reading.
-      const keyless = await clientRequest(
-        'POST',
-        '/v1/chat/completions',
-        { 'content-type': 'application/json', 'content-length': overLimit.length },
-        overLimit,
-      );
-      expect(keyless.status).toBe(401);
-      const refused = await clientRequest(
-        'POST',
-        '/admin/v1/accounts',
-        { 'content-type': 'application/json', 'content-length': large.length },
-        large,
-      );
-      expect(refused.status).toBe(401);
-      const tooLarge = await clientRequest(
-        'POST',
-        '/v1/chat/completions',
-        {
-          'content-type': 'application/json',
-          'content-length': overLimit.length,
-          authorization: `Bearer ${key}`,
-        },
-        overLimit,
-      );
+      expect((await postJson('/v1/chat/completions', overLimit)).status).toBe(401);
+      expect((await postJson('/admin/v1/accounts', large)).status).toBe(401);
+      const tooLarge = await postJson('/v1/chat/completions', overLimit, { authorization: `Bearer ${key}` });
       expect(tooLarge.status).toBe(413);
       expect(JSON.parse(tooLarge.body)).toMatchObject({ error: { type: 'invalid_request_error' } });
     }

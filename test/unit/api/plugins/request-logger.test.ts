@@ -43,6 +43,13 @@ describe('RequestLogger', () => {
     expect(log.bindings()).toMatchObject({ requestId: 'req_1', keyId: 'key_1', model: 'm' });
   });
 
+  it('gives a child of its own the bindings given so far', () => {
+    const { log, lines } = requestLogger('warn');
+    log.setBindings({ keyId: 'key_1' });
+    log.child({ step: 'upstream' }).warn('slow');
+    expect(lines()).toMatchObject([{ requestId: 'req_1', keyId: 'key_1', step: 'upstream', msg: 'slow' }]);
+  });
+
   it('takes its child at once for a route with its own level, and logs at that level', () => {
     const { log, lines, child } = requestLogger('warn', { level: 'debug' });
     expect(child).toHaveBeenCalledTimes(1);
