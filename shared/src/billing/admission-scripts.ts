@@ -103,16 +103,27 @@ return {'admitted', limit, remaining, reset}
 `;
 
 /**
- * Drops a hold and refreshes the snapshots from the store's state after a settlement, in one step so
- * admission never sees the hold gone before the charge. KEYS: wallet hold expiries, wallet hold
- * amounts, key hold expiries, key hold amounts, wallet snapshot, spend snapshot. ARGV: request id,
- * has key ('1'/'0'), balance ('' to skip), wallet version, spent ('' to skip), spend version, ttl ms.
+ * Drops the holds of settled requests and refreshes the snapshots from the store's state after a
+ * settlement, in one step so admission never sees a hold gone before its charge. KEYS: pairs of
+ * hold expiries and hold amounts (a wallet's or a key's sets), then the snapshots to write. ARGV:
+ * snapshot ttl ms, the number of hold pairs, then for each pair the number of its holds followed by
+ * their ids, then for each snapshot its field ('balance' or 'spent'), value and version.
  */
 export const SETTLE_LUA = `${HELPERS}
-drop_hold(KEYS[1], KEYS[2], ARGV[1])
-if ARGV[2] == '1' then drop_hold(KEYS[3], KEYS[4], ARGV[1]) end
-if ARGV[3] ~= '' then put_snapshot(KEYS[5], 'balance', ARGV[3], ARGV[4], ARGV[7]) end
-if ARGV[5] ~= '' then put_snapshot(KEYS[6], 'spent', ARGV[5], ARGV[6], ARGV[7]) end
+local ttl = ARGV[1]
+local at = 3
+local k = 1
+for _ = 1, tonumber(ARGV[2]) do
+  local count = tonumber(ARGV[at])
+  for i = 1, count do drop_hold(KEYS[k], KEYS[k + 1], ARGV[at + i]) end
+  at = at + count + 1
+  k = k + 2
+end
+while k <= #KEYS do
+  put_snapshot(KEYS[k], ARGV[at], ARGV[at + 1], ARGV[at + 2], ttl)
+  at = at + 3
+  k = k + 1
+end
 return 1
 `;
 

@@ -52,7 +52,6 @@ export interface SettleCall {
   readonly keyHolds: HoldKeys | null;
   readonly wallet: SnapshotWrite | null;
   readonly spend: SnapshotWrite | null;
-  readonly snapshotTtlMs: number;
 }
 
 /** The holds of one hold set (a wallet's or a key's) whose leases to renew. */
@@ -72,13 +71,17 @@ export interface RestoreCall {
 
 /** Holds renewed by one script call at most; more go in further calls of the same pipeline. */
 const RENEW_CHUNK = 500;
+/** Requests settled by one script call at most (each call blocks Redis for its length). */
+const SETTLE_CHUNK = 100;
 
 /** The billing Lua commands on one ioredis connection, typed. */
 export interface BillingScripts {
   admit(call: AdmitCall): Promise<AdmitReply>;
-  settle(call: SettleCall): Promise<void>;
-  /** `settle` of many requests in one pipeline (one round trip); each call stays atomic on its own. */
-  settleMany(calls: readonly SettleCall[]): Promise<void>;
+  /**
+   * Drops the holds of settled requests and writes their snapshots, in one round trip: up to
+   * SETTLE_CHUNK requests per script call (each call atomic), more calls in one pipeline.
+   */
+  settle(calls: readonly SettleCall[], snapshotTtlMs: number): Promise<void>;
   putSnapshot(field: 'balance' | 'spent', write: SnapshotWrite, ttlMs: number): Promise<void>;
   /** Requests counted in a rate window and its remaining ms (negative when no window is open). */
   peekRate(rateWindowKey: string): Promise<readonly [count: number, resetMs: number]>;
@@ -93,25 +96,13 @@ export interface BillingScripts {
 
 type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
 
-/** KEYS and ARGV of SETTLE_LUA. */
-function settleArguments(call: SettleCall): string[] {
-  const keyHolds = call.keyHolds ?? call.walletHolds;
-  const keys = [call.walletHolds.expiries, call.walletHolds.amounts, keyHolds.expiries, keyHolds.amounts];
-  keys.push(call.wallet?.key ?? call.walletHolds.amounts, call.spend?.key ?? call.walletHolds.amounts);
-  const snapshot = (write: SnapshotWrite | null) =>
-    write === null ? ['', ''] : [String(write.value), String(write.version)];
-  const args = [call.requestId, call.keyHolds === null ? '0' : '1'];
-  args.push(...snapshot(call.wallet), ...snapshot(call.spend), String(call.snapshotTtlMs));
-  return [...keys, ...args];
-}
-
 /** Registers the commands (EVALSHA with a fallback to EVAL, by ioredis) and wraps them. */
 export function registerBillingScripts(redis: Redis): BillingScripts {
   redis.defineCommand('billingAdmit', { numberOfKeys: 7, lua: ADMIT_LUA });
-  redis.defineCommand('billingSettle', { numberOfKeys: 6, lua: SETTLE_LUA });
+  // Variable key count: the first argument says how many keys follow.
+  redis.defineCommand('billingSettle', { lua: SETTLE_LUA });
   redis.defineCommand('billingPutSnapshot', { numberOfKeys: 1, lua: PUT_SNAPSHOT_LUA });
   redis.defineCommand('billingPeekRate', { numberOfKeys: 1, lua: PEEK_RATE_LUA });
-  // Variable key count: the first argument says how many keys follow.
   redis.defineCommand('billingRenewHolds', { lua: RENEW_HOLDS_LUA });
   redis.defineCommand('billingRestoreHold', { numberOfKeys: 4, lua: RESTORE_HOLD_LUA });
   const command = (name: string) =>
@@ -132,17 +123,21 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
       args.push(cap === null ? '' : String(cap), modelAllowed ? '1' : '0', count ? '1' : '0');
       return (await admit(...keys, ...args)) as AdmitReply;
     },
-    async settle(call) {
-      await settle(...settleArguments(call));
-    },
-    async settleMany(calls) {
+    async settle(calls, snapshotTtlMs) {
+      const scriptCalls: (string | number)[][] = [];
+      for (let from = 0; from < calls.length; from += SETTLE_CHUNK)
+        scriptCalls.push(settleArguments(calls.slice(from, from + SETTLE_CHUNK), snapshotTtlMs));
+      if (scriptCalls.length === 1) {
+        await settle(...(scriptCalls[0] as (string | number)[]));
+        return;
+      }
       const pipeline = redis.pipeline();
       const queue = (pipeline as unknown as Record<string, ScriptCommand>).billingSettle as ScriptCommand;
-      for (const call of calls) queue.apply(pipeline, settleArguments(call));
+      for (const args of scriptCalls) queue.apply(pipeline, args);
       const failures = ((await pipeline.exec()) ?? []).filter(([error]) => error !== null);
       if (failures.length > 0) {
         const cause = failures[0]?.[0];
-        throw new Error(`${failures.length} of ${calls.length} settle calls failed`, { cause });
+        throw new Error(`${failures.length} of ${scriptCalls.length} settle calls failed`, { cause });
       }
     },
     async putSnapshot(field, write, ttlMs) {
@@ -170,6 +165,42 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
       return (await restoreHold(...keys, call.requestId, String(call.amount), call.ttlMs)) === 1;
     },
   };
+}
+
+/**
+ * The arguments of one SETTLE_LUA call (key count, KEYS, ARGV): each hold set once with the ids it
+ * drops, each snapshot once at the newest version the calls carry.
+ */
+function settleArguments(calls: readonly SettleCall[], snapshotTtlMs: number): (string | number)[] {
+  const holdSets = new Map<string, { holds: HoldKeys; ids: string[] }>();
+  const dropFrom = (holds: HoldKeys, id: string) => {
+    const set = holdSets.get(holds.expiries);
+    if (set === undefined) holdSets.set(holds.expiries, { holds, ids: [id] });
+    else set.ids.push(id);
+  };
+  const snapshots = new Map<string, { field: 'balance' | 'spent'; write: SnapshotWrite }>();
+  const newest = (field: 'balance' | 'spent', write: SnapshotWrite | null) => {
+    const present = write === null ? undefined : snapshots.get(write.key);
+    if (write !== null && (present === undefined || present.write.version < write.version))
+      snapshots.set(write.key, { field, write });
+  };
+  for (const call of calls) {
+    dropFrom(call.walletHolds, call.requestId);
+    if (call.keyHolds !== null) dropFrom(call.keyHolds, call.requestId);
+    newest('balance', call.wallet);
+    newest('spent', call.spend);
+  }
+  const keys: string[] = [];
+  const args: (string | number)[] = [snapshotTtlMs, holdSets.size];
+  for (const { holds, ids } of holdSets.values()) {
+    keys.push(holds.expiries, holds.amounts);
+    args.push(ids.length, ...ids);
+  }
+  for (const [key, { field, write }] of snapshots) {
+    keys.push(key);
+    args.push(field, String(write.value), String(write.version));
+  }
+  return [keys.length, ...keys, ...args];
 }
 
 /** The arguments of RENEW_HOLDS_LUA calls (key count, KEYS, ARGV), at most RENEW_CHUNK holds each. */

@@ -11,14 +11,14 @@ export interface ReleaseInput {
 export async function releaseHold(deps: BillingDeps, input: ReleaseInput): Promise<void> {
   // No longer renewed, first: should the script fail, the hold is gone within its lease.
   deps.leases.forget([input.requestId]);
-  await deps.scripts.settle({
+  const call = {
     requestId: input.requestId,
     walletHolds: deps.keys.walletHolds(input.accountId),
     keyHolds: input.keyId === null ? null : deps.keys.keyHolds(input.keyId),
     wallet: null,
     spend: null,
-    snapshotTtlMs: deps.settings.snapshotTtlMs,
-  });
+  };
+  await deps.scripts.settle([call], deps.settings.snapshotTtlMs);
 }
 
 /** A job's hold to put back after Redis lost it (its amount is on the job document). */

@@ -29,9 +29,9 @@ export async function loadSpendSnapshot(
 
 /**
  * After entries counted (or were found counted before): drops each request's hold and refreshes the
- * snapshots, in one Redis pipeline. Entries of one wallet in one batch: the first call writes the
- * wallet as the batch left it (counting all of them) and drops one hold, the next ones only drop
- * theirs, so admission may count a charge twice for a moment but never miss it.
+ * snapshots, in one Redis round trip (one script call per 100 requests). Each wallet and key spend
+ * is written once, as the batch left it (counting all its charges), in the first script call that
+ * drops one of its holds, so admission may count a charge twice for a moment but never miss it.
  *
  * A failure is only logged: the holds are no longer renewed either way, so they expire within their
  * lease, and the snapshots are reloaded after their TTL (no longer than a lease); the money already
@@ -43,9 +43,10 @@ export async function publishSettlements(
 ): Promise<void> {
   if (settled.length === 0) return;
   try {
-    const calls = settled.map((charge) => settleCall(deps, charge));
-    if (calls.length === 1) await deps.scripts.settle(calls[0] as SettleCall);
-    else await deps.scripts.settleMany(calls);
+    await deps.scripts.settle(
+      settled.map((charge) => settleCall(deps, charge)),
+      deps.settings.snapshotTtlMs,
+    );
   } catch (err) {
     const entryIds = settled.map(({ entry }) => entry.id);
     deps.logger.warn({ err, entryIds }, 'could not publish settlements to Redis; retrying in the background');
@@ -78,7 +79,6 @@ function settleCall(deps: BillingDeps, { entry, wallet, keySpend }: RecordedChar
             value: keySpend.spent,
             version: keySpend.version,
           },
-    snapshotTtlMs: deps.settings.snapshotTtlMs,
   };
 }
 
@@ -99,7 +99,7 @@ function retryPublish(deps: BillingDeps, settled: readonly RecordedCharge[], att
   }
   const timer = setTimeout(() => {
     const calls = settled.map((charge) => settleCall(deps, charge));
-    deps.scripts.settleMany(calls).then(
+    deps.scripts.settle(calls, deps.settings.snapshotTtlMs).then(
       () => deps.logger.info({ entries: settled.length }, 'published settlements after a Redis outage'),
       () => retryPublish(deps, settled, attempt + 1),
     );

@@ -87,6 +87,9 @@ describe('settleDeferred', () => {
       expect(await fx.billing.balanceOf(accountId)).toBe(1_000_000n * IRT - cost);
       expect(await charges(accountId)).toHaveLength(mine.length);
       expect(await held('wallet', accountId)).toEqual({ count: 0, total: '0' });
+      // Batches of 250, published in script calls of 100: the snapshot is the wallet at the end.
+      const snapshot = await fx.redis.hget(fx.deps.keys.walletSnapshot(accountId), 'balance');
+      expect(snapshot).toBe(String(await fx.billing.balanceOf(accountId)));
     }
     for (const { accountId, keyId } of keys) {
       expect(await held('key', keyId)).toEqual({ count: 0, total: '0' });
