@@ -48,6 +48,7 @@ export interface RunInfo {
     readonly keepStore?: boolean;
     readonly loopDelay?: boolean;
     readonly manyStreams?: number;
+    readonly probeWarmup?: number;
   };
   readonly startedAt: string;
   readonly elapsedS: number;
@@ -289,8 +290,8 @@ export function writeResults(info: RunInfo): string {
   }
 
   md += '## Streaming time to first token\n\n';
-  md +=
-    '`stream-probe.mjs`: 200 streamed requests per target after 200 un-timed ones, 20 chunks each sent by the mock at once, 0 ms upstream delay; on fresh stores. First 10 at a time (the harness default; a closed loop, so the gateway rows include queueing at the api), then one at a time (the latency added to the first token), then 100 at a time (1000 requests: measured, no target).\n\n';
+  const warmup = info.settings.probeWarmup ?? 200;
+  md += `\`stream-probe.mjs\`: 200 streamed requests per target after ${warmup} un-timed ones (\`BENCH_PROBE_WARMUP\`: each probe's phase starts a fresh api, still compiling its hot path after a few hundred requests, while Portkey has served the load phases), 20 chunks each sent by the mock at once, 0 ms upstream delay; on fresh stores. First 10 at a time (the harness default; a closed loop, so the gateway rows include queueing at the api), then one at a time (the latency added to the first token), then 100 at a time (1000 requests: measured, no target).\n\n`;
   md +=
     '| concurrency | target | ok/n | req/s | TTFT p50 ms | TTFT p99 ms | total p50 ms | total p99 ms | added TTFT p50 ms |\n|---|---|---|---|---|---|---|---|---|\n';
   for (const [concurrency, rows] of [
@@ -314,8 +315,7 @@ export function writeResults(info: RunInfo): string {
   }
   if (info.streams !== undefined) md += manyStreamsSection(info.streams, verdicts);
   md += '\n## Sequential requests (one at a time)\n\n';
-  md +=
-    'Non-streaming, concurrency 1, 0 ms upstream delay, 200 timed requests per target (node:http client, sub-ms resolution): the per-request latency each hop adds without queueing.\n\n';
+  md += `Non-streaming, concurrency 1, 0 ms upstream delay, 200 timed requests per target after ${warmup} un-timed ones (node:http client, sub-ms resolution): the per-request latency each hop adds without queueing.\n\n`;
   md += '| target | ok/n | p50 ms | p99 ms | mean ms | added p50 ms |\n|---|---|---|---|---|---|\n';
   const seqDirect = sequential.find((r) => r.target === 'direct');
   const addedP50 = (r: ProbeRow | undefined) =>
@@ -363,7 +363,7 @@ export function writeResults(info: RunInfo): string {
     verdictTable += `| ${v.what} | ${v.measured} | ${v.met === undefined ? 'n/a' : v.met ? '**met**' : '**not met**'} | ${v.gap} |\n`;
   md = md.replace('<!-- VERDICTS -->', verdictTable.trimEnd());
 
-  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 7 min: these phases, about 5-6 min, alone with \`npm run bench:chat\`, then the media phases, alone with \`npm run bench:media\`). It copies \`../shared/bench\` to \`.local/bench-harness\` (npm install there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree; it must have the SQLite store), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_KEEP_STORE\` (${info.settings.keepStore === true ? 1 : 0}; 1 keeps each phase's SQLite file in the results folder), \`BENCH_LOOP_DELAY\` (${info.settings.loopDelay === false ? 0 : 1}; 0 leaves the event-loop delay preload out of the api), \`BENCH_MANY_STREAMS\` (${info.settings.manyStreams ?? 1000}; streams held open at once, 0 skips that phase), \`SETTLEMENT_FLUSH_MS\` (passed to the api; unset: its default), \`SERVER_CPUS\` (${info.settings.serverCpus}), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}; Redis), \`BENCH_TIME_LIMIT_S\`. The durable-store soak (the local stack of \`npm start\` under 50 clients for 5 min) is apart: \`npm run bench:soak\`, results in [\`bench/SOAK-RESULTS.md\`](SOAK-RESULTS.md).\n`;
+  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 7 min: these phases, about 5-6 min, alone with \`npm run bench:chat\`, then the media phases, alone with \`npm run bench:media\`). It copies \`../shared/bench\` to \`.local/bench-harness\` (npm install there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree; it must have the SQLite store), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_KEEP_STORE\` (${info.settings.keepStore === true ? 1 : 0}; 1 keeps each phase's SQLite file in the results folder), \`BENCH_LOOP_DELAY\` (${info.settings.loopDelay === false ? 0 : 1}; 0 leaves the event-loop delay preload out of the api), \`BENCH_MANY_STREAMS\` (${info.settings.manyStreams ?? 1000}; streams held open at once, 0 skips that phase), \`BENCH_PROBE_WARMUP\` (${info.settings.probeWarmup ?? 200} un-timed requests per target before each probe), \`SETTLEMENT_FLUSH_MS\` (passed to the api; unset: its default), \`SERVER_CPUS\` (${info.settings.serverCpus}), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}; Redis), \`BENCH_TIME_LIMIT_S\`. The durable-store soak (the local stack of \`npm start\` under 50 clients for 5 min) is apart: \`npm run bench:soak\`, results in [\`bench/SOAK-RESULTS.md\`](SOAK-RESULTS.md).\n`;
 
   const file = join(info.root, 'bench', 'RESULTS.md');
   writeKeepingAnalysis(file, md);

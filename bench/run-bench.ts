@@ -76,6 +76,10 @@ const settings = {
   loopDelay: env.BENCH_LOOP_DELAY !== '0',
   // Streams held open at once in the many-streams phase (0 skips it).
   manyStreams: num('BENCH_MANY_STREAMS', 1000),
+  // Un-timed requests per target before each probe (the probes' phases start a fresh api, whose hot
+  // path is still being compiled after the harness's default of 200; Portkey has served the load
+  // phases by then).
+  probeWarmup: num('BENCH_PROBE_WARMUP', 2000),
 };
 /** The spec's limit of active keys per account. */
 const KEYS_PER_ACCOUNT = 25;
@@ -384,6 +388,7 @@ async function main(): Promise<void> {
       DIRECT_URL: peers.mockUrl,
       TARGETS_FILE: targetsFile('sse-targets.json', [direct, gatewayTarget(gateway, gateway.probeKey)]),
       OUT_DIR: OUT,
+      STREAM_WARMUP: String(settings.probeWarmup),
     };
     await runHarness('stream-probe.mjs', 'sse-probe', { ...sse, STREAM_LABEL: 'sse' }, settings.loadgenCpus);
     await runHarness(
@@ -428,6 +433,7 @@ async function main(): Promise<void> {
           portkey,
         ]),
         OUT_DIR: OUT,
+        STREAM_WARMUP: String(settings.probeWarmup),
         STREAM_LABEL: 'sequential',
         PROBE_STREAM: '0',
         STREAM_CONCURRENCY: '1',

@@ -50,13 +50,15 @@ const MAX_ATTEMPTS = 3;
 export async function admit(deps: BillingDeps, input: AdmitInput): Promise<AdmitResult> {
   validate(input);
   const month = monthOf(deps.clock(), deps.settings.timeZone);
+  const walletHolds = deps.keys.walletHolds(input.accountId);
+  const keyHolds = deps.keys.keyHolds(input.keyId);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const reply = await deps.scripts.admit({
       rateWindow: deps.keys.rateWindow(input.keyId),
       walletSnapshot: deps.keys.walletSnapshot(input.accountId),
       spendSnapshot: deps.keys.spendSnapshot(input.keyId, month),
-      walletHolds: deps.keys.walletHolds(input.accountId),
-      keyHolds: deps.keys.keyHolds(input.keyId),
+      walletHolds,
+      keyHolds,
       args: [
         input.rateLimit,
         deps.settings.rateWindowMs,
@@ -73,11 +75,7 @@ export async function admit(deps: BillingDeps, input: AdmitInput): Promise<Admit
       const [outcome, limit, remaining, resetMs] = reply;
       if (outcome === 'admitted' && input.estimateMicros > 0n && input.holdTtlMs === undefined) {
         // A lease: renewed by this process while the request lives.
-        deps.leases.own({
-          id: input.requestId,
-          walletHolds: deps.keys.walletHolds(input.accountId),
-          keyHolds: deps.keys.keyHolds(input.keyId),
-        });
+        deps.leases.own({ id: input.requestId, walletHolds, keyHolds });
       }
       return { outcome, limit, remaining, resetMs } as AdmitResult;
     }
