@@ -78,8 +78,8 @@ const settings = {
   manyStreams: num('BENCH_MANY_STREAMS', 1000),
   // Un-timed requests per target before each probe (the probes' phases start a fresh api, whose hot
   // path is still being compiled after the harness's default of 200; Portkey has served the load
-  // phases by then).
-  probeWarmup: num('BENCH_PROBE_WARMUP', 2000),
+  // phases by then). With the 1000 timed streams of the last probe, under a key's 3000 a minute.
+  probeWarmup: num('BENCH_PROBE_WARMUP', 1500),
 };
 /** The spec's limit of active keys per account. */
 const KEYS_PER_ACCOUNT = 25;
@@ -384,24 +384,33 @@ async function main(): Promise<void> {
   // loop, so it includes queueing at the api), then one at a time (the latency the gateway adds to
   // the first token, without queueing), then 100 at a time.
   await inPhase('sse', async (gateway) => {
-    const sse = {
+    // Each probe with a key of its own: a key's rate limit (3000 a minute) would refuse the third.
+    const sse = (probe: number) => ({
       DIRECT_URL: peers.mockUrl,
-      TARGETS_FILE: targetsFile('sse-targets.json', [direct, gatewayTarget(gateway, gateway.probeKey)]),
+      TARGETS_FILE: targetsFile(`sse-targets-${probe}.json`, [
+        direct,
+        gatewayTarget(gateway, gateway.loadKeys[probe] ?? gateway.probeKey),
+      ]),
       OUT_DIR: OUT,
       STREAM_WARMUP: String(settings.probeWarmup),
-    };
-    await runHarness('stream-probe.mjs', 'sse-probe', { ...sse, STREAM_LABEL: 'sse' }, settings.loadgenCpus);
+    });
+    await runHarness(
+      'stream-probe.mjs',
+      'sse-probe',
+      { ...sse(0), STREAM_LABEL: 'sse' },
+      settings.loadgenCpus,
+    );
     await runHarness(
       'stream-probe.mjs',
       'sse-sequential-probe',
-      { ...sse, STREAM_LABEL: 'sse-sequential', STREAM_CONCURRENCY: '1' },
+      { ...sse(1), STREAM_LABEL: 'sse-sequential', STREAM_CONCURRENCY: '1' },
       settings.loadgenCpus,
     );
     // 100 at a time: 1000 streams, so each client runs ten in a row.
     await runHarness(
       'stream-probe.mjs',
       'sse-100-probe',
-      { ...sse, STREAM_LABEL: 'sse-100', STREAM_CONCURRENCY: '100', STREAM_REQUESTS: '1000' },
+      { ...sse(2), STREAM_LABEL: 'sse-100', STREAM_CONCURRENCY: '100', STREAM_REQUESTS: '1000' },
       settings.loadgenCpus,
     );
   });
