@@ -157,8 +157,9 @@ describe('POST /v1/audio/transcriptions through a worker process', () => {
     expect(m.fakes.openai.requests.length).toBe(openaiCalls);
   });
 
-  it('ElevenLabs scribe_v1 (reports no duration): the measured one is billed', async () => {
-    const { result } = await transcribe('elevenlabs/scribe_v1', wav(2), 2, 'en');
+  it('ElevenLabs scribe_v1: bills its audio_duration_secs when longer than the measured one', async () => {
+    // The fake hears bytes / 16,000 s: twice the WAV's length, as for Whisper above.
+    const { result } = await transcribe('elevenlabs/scribe_v1', wav(2), 4, 'en');
     expect(result.words.length).toBeGreaterThan(0);
     expect(result.words.every((word) => word.word !== ' ')).toBe(true);
     const request = m.fakes.elevenlabs.requests.at(-1);

@@ -10,7 +10,8 @@
  * `timestamps_granularity` is `word`. `language` goes to `language_code` (ISO 639-1 or 639-3 are
  * both accepted); the answer's language is ElevenLabs' ISO 639-3 code (e.g. `eng`), passed on as is.
  * Only `type: 'word'` entries become words. Scribe takes no free-text `prompt`, so one is refused.
- * ElevenLabs reports no duration (null: the gateway bills the duration it measured).
+ * `audio_duration_secs`, when ElevenLabs reports it, is the transcript's duration (the gateway bills
+ * the longer of it and the duration it measured); without it, null (the measured one is billed).
  */
 import { z } from 'zod';
 import type { UpstreamTarget } from '../chat-types.ts';
@@ -36,6 +37,7 @@ const transcriptSchema = z.object({
   language_probability: z.number().optional(),
   text: z.string(),
   words: z.array(wordSchema),
+  audio_duration_secs: z.number().nonnegative().nullish(),
 });
 
 /** The multipart fields (all but the file) of a speech-to-text request. */
@@ -76,8 +78,9 @@ export function fromTranscriptionResponse(json: unknown): TranscriptionResult {
     const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid body';
     throw new UpstreamProtocolError(`ElevenLabs transcript: ${where}`);
   }
-  const { text, language_code, words } = parsed.data;
-  return { text, language: language_code || null, duration: null, words: toWords(words) };
+  const { text, language_code, words, audio_duration_secs } = parsed.data;
+  const duration = audio_duration_secs ?? null;
+  return { text, language: language_code || null, duration, words: toWords(words) };
 }
 
 export const elevenlabsTranscription: TranscriptionAdapter = {

@@ -68,6 +68,16 @@ describe('ElevenLabs speech to text answer', () => {
     });
   });
 
+  it('takes the duration ElevenLabs reports (audio_duration_secs), when it reports one', () => {
+    expect(transcription.response({ ...SCRIBE_ANSWER, audio_duration_secs: 12.5 })).toMatchObject({
+      duration: 12.5,
+    });
+    expect(transcription.response({ ...SCRIBE_ANSWER, audio_duration_secs: null }).duration).toBeNull();
+    expect(() => transcription.response({ ...SCRIBE_ANSWER, audio_duration_secs: -1 })).toThrow(
+      /audio_duration_secs/,
+    );
+  });
+
   it('rejects undocumented answers', () => {
     expect(() => transcription.response({ text: 'hi' })).toThrow(UpstreamProtocolError);
     expect(() => transcription.response({ ...SCRIBE_ANSWER, words: 'none' })).toThrow(/words/);
