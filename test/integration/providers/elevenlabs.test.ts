@@ -96,7 +96,8 @@ describe('ElevenLabs speech to text against the fake API', () => {
     expect(result.words.map((word) => word.start)).toEqual([0, 0.5, 1, 1.5, 2]);
     expect(result.text.split(' ')).toEqual(result.words.map((word) => word.word));
     expect(result.text).not.toContain('(laughter)');
-    expect(result).toMatchObject({ language: 'eng', duration: null });
+    // The fake's audio_duration_secs: what it "hears", 8,340 bytes at 16,000 bytes a second.
+    expect(result).toMatchObject({ language: 'eng', duration: 0.52 });
     const sent = upstream.requests.at(-1);
     expect(sent?.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     expect(sent?.body.includes(Buffer.from('name="tag_audio_events"'))).toBe(true);
