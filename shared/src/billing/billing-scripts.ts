@@ -124,6 +124,7 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
       return (await admit(...keys, ...args)) as AdmitReply;
     },
     async settle(calls, snapshotTtlMs) {
+      if (calls.length === 0) return;
       const scriptCalls: (string | number)[][] = [];
       for (let from = 0; from < calls.length; from += SETTLE_CHUNK)
         scriptCalls.push(settleArguments(calls.slice(from, from + SETTLE_CHUNK), snapshotTtlMs));

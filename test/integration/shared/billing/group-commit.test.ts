@@ -5,12 +5,14 @@
  * entry, never dropped. (A MongoDB batch interrupted between its steps:
  * test/integration/shared/store/mongodb/money-recovery.test.ts.)
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AdmitInput, SettleInput } from '../../../../shared/src/billing/billing.ts';
 import type { BillingDeps } from '../../../../shared/src/billing/billing-deps.ts';
+import { registerBillingScripts } from '../../../../shared/src/billing/billing-scripts.ts';
 import { dayOf, monthOf } from '../../../../shared/src/billing/billing-time.ts';
 import type { ChargeRecord } from '../../../../shared/src/billing/money-store.ts';
 import { SettlementBatcher } from '../../../../shared/src/billing/settlement-batcher.ts';
+import { createRedis } from '../../../../shared/src/redis/redis.ts';
 import { billingFixture, freshId, useBillingFixture } from './billing-fixture.ts';
 
 const fx = useBillingFixture({ env: { MIN_REQUIRED_BALANCE: '0' } });
@@ -61,6 +63,32 @@ async function charges(accountId: string) {
     (entry) => entry.kind === 'charge',
   );
 }
+
+describe('publishing settlements to Redis', () => {
+  it('is one script call per 100 settled requests, and none for no request', async () => {
+    const redis = createRedis(fx.config.redis.url);
+    try {
+      const scripts = registerBillingScripts(redis);
+      const sent = vi.spyOn(redis, 'sendCommand');
+      const scriptCalls = () =>
+        sent.mock.calls.filter(([command]) => ['evalsha', 'eval'].includes(command.name)).length;
+      const accountId = await fundedAccount();
+      const calls = Array.from({ length: 250 }, (_, i) => ({
+        requestId: `req_publish_${accountId}_${i}`,
+        walletHolds: fx.deps.keys.walletHolds(accountId),
+        keyHolds: null,
+        wallet: null,
+        spend: null,
+      }));
+      await scripts.settle([], 60_000);
+      expect(scriptCalls()).toBe(0);
+      await scripts.settle(calls, 60_000);
+      expect(scriptCalls()).toBe(3);
+    } finally {
+      await redis.quit();
+    }
+  });
+});
 
 describe('settleDeferred', () => {
   it('writes 1000 charges over accounts, keys, models and days exactly, dropping every hold', async () => {
