@@ -68,10 +68,14 @@ async function leavesNoTrace(send: () => Promise<void>): Promise<void> {
   expect(await m.jobCount()).toBe(jobs);
   expect(await m.balanceMicros(user.accountId)).toBe(balance);
   expect(await m.charges(user.accountId)).toEqual([]);
-  const listed = await m.gateway.connections.s3.send(
-    new ListObjectsV2Command({ Bucket: m.gateway.config.s3.bucket, Prefix: 'uploads/' }),
-  );
-  expect(listed.KeyCount ?? 0).toBe(0);
+  // A refused upload is removed off the answer's path (transcriptions.route.ts): soon, not before.
+  const uploadsLeft = async () => {
+    const listed = await m.gateway.connections.s3.send(
+      new ListObjectsV2Command({ Bucket: m.gateway.config.s3.bucket, Prefix: 'uploads/' }),
+    );
+    return listed.KeyCount ?? 0;
+  };
+  await expect.poll(uploadsLeft, { timeout: 5_000 }).toBe(0);
 }
 
 /** A 422 field-validation answer naming `field`. */
