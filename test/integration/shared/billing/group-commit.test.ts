@@ -69,6 +69,8 @@ describe('publishing settlements to Redis', () => {
     const redis = createRedis(fx.config.redis.url);
     try {
       const scripts = registerBillingScripts(redis);
+      // Connected first: a command sent before that is queued and then sent again (counted twice).
+      await redis.ping();
       const sent = vi.spyOn(redis, 'sendCommand');
       const scriptCalls = () =>
         sent.mock.calls.filter(([command]) => ['evalsha', 'eval'].includes(command.name)).length;
