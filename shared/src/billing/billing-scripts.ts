@@ -7,7 +7,7 @@ import {
   RESTORE_HOLD_LUA,
   SETTLE_LUA,
 } from './admission-scripts.ts';
-import type { HoldKeys } from './redis-keys.ts';
+import { type HoldKeys, type HoldSet, holdSetsOf } from './redis-keys.ts';
 
 /** What the admission script answers (see ADMIT_LUA). */
 export type AdmitReply =
@@ -54,12 +54,6 @@ export interface SettleCall {
   readonly spend: SnapshotWrite | null;
 }
 
-/** The holds of one hold set (a wallet's or a key's) whose leases to renew. */
-export interface RenewSet {
-  readonly holds: HoldKeys;
-  readonly ids: readonly string[];
-}
-
 /** A hold to put back when Redis lost it (RESTORE_HOLD_LUA). */
 export interface RestoreCall {
   readonly requestId: string;
@@ -78,8 +72,8 @@ const SETTLE_CHUNK = 100;
 export interface BillingScripts {
   admit(call: AdmitCall): Promise<AdmitReply>;
   /**
-   * Drops the holds of settled requests and writes their snapshots, in one round trip: up to
-   * SETTLE_CHUNK requests per script call (each call atomic), more calls in one pipeline.
+   * Drops the holds of settled requests and writes their snapshots, in one round trip (none for no
+   * request): up to SETTLE_CHUNK requests per script call (each call atomic), in one pipeline.
    */
   settle(calls: readonly SettleCall[], snapshotTtlMs: number): Promise<void>;
   putSnapshot(field: 'balance' | 'spent', write: SnapshotWrite, ttlMs: number): Promise<void>;
@@ -89,7 +83,7 @@ export interface BillingScripts {
    * Extends the leases of the given holds to now + `leaseMs` in one pipeline (one round trip);
    * resolves to the ids that were no longer held.
    */
-  renewHolds(sets: readonly RenewSet[], leaseMs: number): Promise<string[]>;
+  renewHolds(sets: readonly HoldSet[], leaseMs: number): Promise<string[]>;
   /** Adds a hold unless it is there; true when it added it. */
   restoreHold(call: RestoreCall): Promise<boolean>;
 }
@@ -108,7 +102,6 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
   const command = (name: string) =>
     (redis as unknown as Record<string, ScriptCommand>)[name] as ScriptCommand;
   const admit = command('billingAdmit').bind(redis);
-  const settle = command('billingSettle').bind(redis);
   const putSnapshot = command('billingPutSnapshot').bind(redis);
   const peekRate = command('billingPeekRate').bind(redis);
   const restoreHold = command('billingRestoreHold').bind(redis);
@@ -124,22 +117,10 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
       return (await admit(...keys, ...args)) as AdmitReply;
     },
     async settle(calls, snapshotTtlMs) {
-      if (calls.length === 0) return;
       const scriptCalls: (string | number)[][] = [];
       for (let from = 0; from < calls.length; from += SETTLE_CHUNK)
         scriptCalls.push(settleArguments(calls.slice(from, from + SETTLE_CHUNK), snapshotTtlMs));
-      if (scriptCalls.length === 1) {
-        await settle(...(scriptCalls[0] as (string | number)[]));
-        return;
-      }
-      const pipeline = redis.pipeline();
-      const queue = (pipeline as unknown as Record<string, ScriptCommand>).billingSettle as ScriptCommand;
-      for (const args of scriptCalls) queue.apply(pipeline, args);
-      const failures = ((await pipeline.exec()) ?? []).filter(([error]) => error !== null);
-      if (failures.length > 0) {
-        const cause = failures[0]?.[0];
-        throw new Error(`${failures.length} of ${scriptCalls.length} settle calls failed`, { cause });
-      }
+      await pipelined(redis, 'billingSettle', scriptCalls);
     },
     async putSnapshot(field, write, ttlMs) {
       await putSnapshot(write.key, field, String(write.value), String(write.version), ttlMs);
@@ -148,17 +129,8 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
       return (await peekRate(rateWindowKey)) as [number, number];
     },
     async renewHolds(sets, leaseMs) {
-      const calls = renewCalls(sets, leaseMs);
-      if (calls.length === 0) return [];
-      const pipeline = redis.pipeline();
-      const queue = (pipeline as unknown as Record<string, ScriptCommand>).billingRenewHolds as ScriptCommand;
-      for (const args of calls) queue.apply(pipeline, args);
-      const missing: string[] = [];
-      for (const [error, reply] of (await pipeline.exec()) ?? []) {
-        if (error !== null) throw error;
-        missing.push(...(reply as string[]));
-      }
-      return missing;
+      const replies = await pipelined(redis, 'billingRenewHolds', renewCalls(sets, leaseMs));
+      return replies.flatMap((reply) => reply as string[]);
     },
     async restoreHold(call) {
       const keys = [call.walletHolds.expiries, call.walletHolds.amounts];
@@ -169,31 +141,53 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
 }
 
 /**
+ * Runs the command once for each argument list, in one pipeline (one round trip); resolves to the
+ * replies, or throws when any call failed. No call, no round trip.
+ */
+async function pipelined(
+  redis: Redis,
+  name: string,
+  calls: readonly (string | number)[][],
+): Promise<unknown[]> {
+  if (calls.length === 0) return [];
+  const pipeline = redis.pipeline();
+  const queue = (pipeline as unknown as Record<string, ScriptCommand>)[name] as ScriptCommand;
+  for (const args of calls) queue.apply(pipeline, args);
+  const replies = (await pipeline.exec()) ?? [];
+  const failures = replies.filter(([error]) => error !== null);
+  if (failures.length > 0) {
+    throw new Error(`${failures.length} of ${calls.length} ${name} calls failed`, {
+      cause: failures[0]?.[0],
+    });
+  }
+  return replies.map(([, reply]) => reply);
+}
+
+/**
  * The arguments of one SETTLE_LUA call (key count, KEYS, ARGV): each hold set once with the ids it
- * drops, each snapshot once at the newest version the calls carry.
+ * drops, each snapshot once, at the newest version the calls carry.
  */
 function settleArguments(calls: readonly SettleCall[], snapshotTtlMs: number): (string | number)[] {
-  const holdSets = new Map<string, { holds: HoldKeys; ids: string[] }>();
-  const dropFrom = (holds: HoldKeys, id: string) => {
-    const set = holdSets.get(holds.expiries);
-    if (set === undefined) holdSets.set(holds.expiries, { holds, ids: [id] });
-    else set.ids.push(id);
-  };
+  const held = calls.flatMap(({ requestId, walletHolds, keyHolds }) =>
+    keyHolds === null
+      ? [[walletHolds, requestId] as const]
+      : [[walletHolds, requestId] as const, [keyHolds, requestId] as const],
+  );
   const snapshots = new Map<string, { field: 'balance' | 'spent'; write: SnapshotWrite }>();
-  const newest = (field: 'balance' | 'spent', write: SnapshotWrite | null) => {
-    const present = write === null ? undefined : snapshots.get(write.key);
-    if (write !== null && (present === undefined || present.write.version < write.version))
+  const keepNewest = (field: 'balance' | 'spent', write: SnapshotWrite | null) => {
+    if (write === null) return;
+    const present = snapshots.get(write.key);
+    if (present === undefined || present.write.version < write.version)
       snapshots.set(write.key, { field, write });
   };
   for (const call of calls) {
-    dropFrom(call.walletHolds, call.requestId);
-    if (call.keyHolds !== null) dropFrom(call.keyHolds, call.requestId);
-    newest('balance', call.wallet);
-    newest('spent', call.spend);
+    keepNewest('balance', call.wallet);
+    keepNewest('spent', call.spend);
   }
+  const holdSets = holdSetsOf(held);
   const keys: string[] = [];
-  const args: (string | number)[] = [snapshotTtlMs, holdSets.size];
-  for (const { holds, ids } of holdSets.values()) {
+  const args: (string | number)[] = [snapshotTtlMs, holdSets.length];
+  for (const { holds, ids } of holdSets) {
     keys.push(holds.expiries, holds.amounts);
     args.push(ids.length, ...ids);
   }
@@ -205,7 +199,7 @@ function settleArguments(calls: readonly SettleCall[], snapshotTtlMs: number): (
 }
 
 /** The arguments of RENEW_HOLDS_LUA calls (key count, KEYS, ARGV), at most RENEW_CHUNK holds each. */
-function renewCalls(sets: readonly RenewSet[], leaseMs: number): (string | number)[][] {
+function renewCalls(sets: readonly HoldSet[], leaseMs: number): (string | number)[][] {
   const calls: (string | number)[][] = [];
   let keys: string[] = [];
   let args: (string | number)[] = [];

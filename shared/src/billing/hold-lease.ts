@@ -1,6 +1,6 @@
 import type { Logger } from '../logging/logger.ts';
-import type { BillingScripts, RenewSet } from './billing-scripts.ts';
-import type { HoldKeys } from './redis-keys.ts';
+import type { BillingScripts } from './billing-scripts.ts';
+import { type HoldKeys, holdSetsOf } from './redis-keys.ts';
 
 /**
  * Holds are leases (docs/money-core.md, "Holds are leases"): a request's hold expires one lease
@@ -132,21 +132,12 @@ export class HoldLeases {
 
   async #renewOnce(): Promise<void> {
     const now = Date.now();
-    const bySet = new Map<string, { holds: HoldKeys; ids: string[] }>();
-    const add = (holds: HoldKeys, id: string) => {
-      const set = bySet.get(holds.expiries) ?? { holds, ids: [] };
-      set.ids.push(id);
-      bySet.set(holds.expiries, set);
-    };
+    const held: (readonly [HoldKeys, string])[] = [];
     for (const [id, lease] of this.#leases) {
-      if (lease.until < now) {
-        this.#leases.delete(id);
-        continue;
-      }
-      add(lease.hold.walletHolds, id);
-      add(lease.hold.keyHolds, id);
+      if (lease.until < now) this.#leases.delete(id);
+      else held.push([lease.hold.walletHolds, id], [lease.hold.keyHolds, id]);
     }
-    const sets: RenewSet[] = [...bySet.values()];
+    const sets = holdSetsOf(held);
     if (sets.length === 0) return;
     try {
       const gone = await this.#scripts.renewHolds(sets, this.#leaseMs);

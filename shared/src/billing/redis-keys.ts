@@ -7,6 +7,23 @@ export interface HoldKeys {
   readonly amounts: string;
 }
 
+/** Request ids held in one hold set (a wallet's or a key's). */
+export interface HoldSet {
+  readonly holds: HoldKeys;
+  readonly ids: readonly string[];
+}
+
+/** Request ids grouped by the hold set they are held in, each set once, in first-seen order. */
+export function holdSetsOf(held: Iterable<readonly [holds: HoldKeys, id: string]>): HoldSet[] {
+  const sets = new Map<string, { holds: HoldKeys; ids: string[] }>();
+  for (const [holds, id] of held) {
+    const set = sets.get(holds.expiries);
+    if (set === undefined) sets.set(holds.expiries, { holds, ids: [id] });
+    else set.ids.push(id);
+  }
+  return [...sets.values()];
+}
+
 export interface BillingKeys {
   /** The key's rate window counter (check 4). */
   rateWindow(keyId: string): string;
