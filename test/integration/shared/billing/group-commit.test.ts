@@ -2,17 +2,19 @@
  * Deferred settlement (group commit): charges queued in memory and written in batches are exact,
  * count once per id whichever path settles it, release every hold, keep a monthly cap within one
  * request under concurrency, and a batch the store cannot record is retried, then settled entry by
- * entry, never dropped. (A MongoDB batch interrupted between its steps:
+ * entry, never dropped; a publish to Redis that fails is retried until the holds are dropped. (A MongoDB batch interrupted between its steps:
  * test/integration/shared/store/mongodb/money-recovery.test.ts.)
  */
+import { once } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import type { AdmitInput, SettleInput } from '../../../../shared/src/billing/billing.ts';
+import { type AdmitInput, createBilling, type SettleInput } from '../../../../shared/src/billing/billing.ts';
 import type { BillingDeps } from '../../../../shared/src/billing/billing-deps.ts';
 import { registerBillingScripts } from '../../../../shared/src/billing/billing-scripts.ts';
 import { dayOf, monthOf } from '../../../../shared/src/billing/billing-time.ts';
 import type { ChargeRecord } from '../../../../shared/src/billing/money-store.ts';
 import { SettlementBatcher } from '../../../../shared/src/billing/settlement-batcher.ts';
 import { createRedis } from '../../../../shared/src/redis/redis.ts';
+import { captureLogger } from '../../../helpers/capture-logger.ts';
 import { billingFixture, freshId, useBillingFixture } from './billing-fixture.ts';
 
 const fx = useBillingFixture({ env: { MIN_REQUIRED_BALANCE: '0' } });
@@ -90,6 +92,50 @@ describe('publishing settlements to Redis', () => {
       await redis.quit();
     }
   });
+});
+
+describe('a publish that meets a Redis outage', () => {
+  it('is tried again until the holds are dropped and the snapshot counts the charge', async () => {
+    // A replica whose own connection to Redis goes down between its admission and its settlement.
+    const redis = createRedis(fx.config.redis.url);
+    await redis.ping();
+    const { logger, lines } = captureLogger('info');
+    const logged = (message: string) => lines().some((line) => line.msg === message);
+    const billing = createBilling({
+      money: fx.store.money,
+      redis,
+      config: fx.config,
+      logger,
+      clock: fx.clock,
+      keyPrefix: fx.keyPrefix,
+    });
+    try {
+      const accountId = await fundedAccount();
+      const input = charge(accountId, freshId('key'));
+      expect((await billing.admit(admission(input, 5_000n))).outcome).toBe('admitted');
+      const closed = once(redis, 'end');
+      redis.disconnect();
+      await closed;
+      billing.settleDeferred(input);
+      await billing.flush();
+      // The money moved in the store; the hold and the snapshot wait for Redis.
+      const balance = await fx.billing.balanceOf(accountId);
+      expect(balance).toBe(1_000_000n * IRT - input.costMicros);
+      expect(await held('wallet', accountId)).toEqual({ count: 1, total: '5000' });
+      expect(logged('could not publish settlements to Redis; retrying in the background')).toBe(true);
+      await redis.connect();
+      await expect
+        .poll(() => held('wallet', accountId), { timeout: 12_000, interval: 250 })
+        .toEqual({ count: 0, total: '0' });
+      expect(await held('key', input.keyId as string)).toEqual({ count: 0, total: '0' });
+      const snapshot = await fx.redis.hget(fx.deps.keys.walletSnapshot(accountId), 'balance');
+      expect(snapshot).toBe(String(balance));
+      expect(logged('published settlements after a Redis outage')).toBe(true);
+    } finally {
+      await billing.close();
+      redis.disconnect();
+    }
+  }, 20_000);
 });
 
 describe('settleDeferred', () => {
