@@ -2,8 +2,8 @@
  * Deferred settlement (group commit): charges queued in memory and written in batches are exact,
  * count once per id whichever path settles it, release every hold, keep a monthly cap within one
  * request under concurrency, and a batch the store cannot record is retried, then settled entry by
- * entry, never dropped; a publish to Redis that fails is retried until the holds are dropped. (A MongoDB batch interrupted between its steps:
- * test/integration/shared/store/mongodb/money-recovery.test.ts.)
+ * entry, never dropped; a publish to Redis that fails is retried until the holds are dropped. (A
+ * MongoDB batch interrupted between its steps: test/integration/shared/store/mongodb/money-recovery.test.ts.)
  */
 import { once } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
