@@ -12,6 +12,7 @@ import { nativeCost } from '../../shared/src/native/native-cost.ts';
 import { ANTHROPIC_FAKE_KEY } from '../fakes/anthropic-upstream.ts';
 import { createFundedKey } from '../helpers/admin-client.ts';
 import { lastBody, startGatewayWithFakes, useGatewayWithFakes } from '../helpers/gateway-with-fakes.ts';
+import { openSocket, portOf } from '../helpers/raw-http.ts';
 
 const MODEL = 'anthropic/claude-sonnet-4-5';
 const { g, funded } = useGatewayWithFakes();
@@ -335,5 +336,36 @@ describe('a gateway whose Anthropic credential the provider refuses', () => {
     } finally {
       await refused.close();
     }
+  });
+});
+
+describe('a client that goes away before the answer', () => {
+  it('cancels the call, tries no other route and logs 499 client_closed_request, not a failure', async () => {
+    const key = await createFundedKey(g.gateway.app, { topUp: 1_000, settings: {} });
+    const before = await g.balanceMicros(key.accountId);
+    // The model has a second route: a failure of the first would move on to it.
+    g.anthropic.script.next({ kind: 'slow', delayMs: 3_000 });
+    const sentBefore = g.anthropic.requests.length;
+    // A client that goes away: its connection closes while the provider is still working.
+    const body = JSON.stringify({
+      model: MODEL,
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'abandoned' }],
+    });
+    const socket = await openSocket(portOf(g.gateway.origin));
+    socket.write(
+      `POST /anthropic/v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${key.key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await expect.poll(() => g.anthropic.requests.length).toBe(sentBefore + 1);
+    socket.destroy();
+    const lines = () => g.gateway.logs().filter((line) => line.keyId === key.keyId);
+    await expect
+      .poll(lines)
+      .toContainEqual(expect.objectContaining({ level: 30, status: 499, code: 'client_closed_request' }));
+    // Time for a (wrong) fallback attempt to reach the second route.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(g.anthropic.requests.length).toBe(sentBefore + 1);
+    expect(lines().filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(await g.balanceMicros(key.accountId)).toBe(before);
   });
 });

@@ -6,6 +6,7 @@
  * reported until then (Anthropic reports the input in `message_start`), none if it reported none.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { metricsRegistry } from '../../shared/src/observability/registry.ts';
 import { buildMessage, fakeRequestSchema } from '../fakes/anthropic-upstream-answer.ts';
 import type { FakeBehaviour } from '../fakes/fake-behaviour.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
@@ -242,4 +243,48 @@ describe('a client that goes away mid-stream', () => {
     expect(await usageRows(own.key)).toEqual([]);
     expect(await g.balance(own.accountId)).toBe(before);
   });
+
+  it('tries no other route for a client that went away, and logs it as the client closing, not as a provider failure', async () => {
+    const own = await g.fundedClient();
+    const before = await g.balance(own.accountId);
+    // openai/gpt-4o-mini has a second route: a failure of the first would move on to it.
+    g.openai.script.next({ kind: 'slow', delayMs: 3_000 });
+    const sentBefore = g.openai.requests.length;
+    const attemptsBefore = await upstreamAttempts('openai');
+    const controller = new AbortController();
+    const pending = own.client.chat.completions
+      .create(
+        { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'abandoned' }] },
+        { signal: controller.signal },
+      )
+      .catch((err: unknown) => err);
+    await waitFor(() => g.openai.requests.length === sentBefore + 1);
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await waitFor(async () => (await upstreamAttempts('openai')).aborted === attemptsBefore.aborted + 1);
+    // Time for a (wrong) fallback attempt to reach the second route.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(g.openai.requests.length).toBe(sentBefore + 1);
+    expect(await upstreamAttempts('openai')).toEqual({
+      ...attemptsBefore,
+      aborted: attemptsBefore.aborted + 1,
+    });
+    const lines = g.gateway.logs().filter((line) => line.keyId === own.keyId);
+    expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 30, status: 499, code: 'client_closed_request' }),
+    );
+    expect(await usageRows(own.key)).toEqual([]);
+    expect(await g.balance(own.accountId)).toBe(before);
+  });
 });
+
+/** `gateway_upstream_attempts_total` of one provider, by outcome. */
+async function upstreamAttempts(provider: string): Promise<Record<string, number> & { aborted: number }> {
+  const metric = await metricsRegistry.getSingleMetric('gateway_upstream_attempts_total')?.get();
+  const byOutcome: Record<string, number> = {};
+  for (const { labels, value } of metric?.values ?? []) {
+    if (labels.provider === provider) byOutcome[String(labels.outcome)] = value;
+  }
+  return { aborted: 0, connection_error: 0, ...byOutcome };
+}

@@ -1,7 +1,7 @@
 import type { Billing } from '../../../shared/src/billing/billing.ts';
 import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
-import { AppError, type ErrorType } from '../../../shared/src/errors/app-error.ts';
+import { AppError, type ErrorType, errors } from '../../../shared/src/errors/app-error.ts';
 import { enqueueMediaJob, type Queues } from '../../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { resultOfReturn } from '../../../shared/src/media-jobs/job-return.ts';
@@ -112,7 +112,7 @@ export async function runSyncJob<T = undefined>(
     // The client left while its media was read: nobody receives it, so it is not delivered.
     if (read !== undefined) input.discardRead?.(read);
     await discardResult(deps, jobId).catch(() => undefined);
-    throw clientGone();
+    throw errors.clientClosedRequest();
   }
   try {
     return { ...(await deliver(deps, job, job.result, model, admission)), read };
@@ -162,17 +162,13 @@ function billedQuantity(result: MediaJobResult): number {
 async function abandon(deps: MediaDeps, jobId: string, reason: 'timeout' | 'aborted'): Promise<AppError> {
   const cancelled = await deps.jobs.markCancelled(jobId, deps.now());
   if (cancelled === null) await discardResult(deps, jobId);
-  if (reason === 'aborted') return clientGone();
+  if (reason === 'aborted') return errors.clientClosedRequest();
   return new AppError(
     504,
     'upstream_error',
     'upstream_timeout',
     'The provider did not finish in time; nothing was charged. Retry with backoff.',
   );
-}
-
-function clientGone(): AppError {
-  return new AppError(499, 'invalid_request_error', 'client_closed_request', 'The client went away.');
 }
 
 /** A completed job nobody will be charged for: `discarded`, its media deleted. */

@@ -56,7 +56,8 @@ export interface NativeRejection {
  * timeout or a refused gateway credential moves on to the next route before anything reaches the
  * client; any other 4xx is the provider judging the request, passed through (another route would
  * judge it alike). When every route failed: 429 `rate_limit_error` if all were rate limited, else
- * 503 `upstream_error` (no healthy route).
+ * 503 `upstream_error` (no healthy route). A call cancelled because the client went away ends
+ * there: 499 `client_closed_request`.
  */
 export async function forwardNative(
   client: UpstreamClient,
@@ -80,6 +81,8 @@ export async function forwardNative(
         statuses.push(null);
         continue;
       }
+      // Cancelled because the client went away: no other route is tried, no provider failed.
+      if (transport === 'aborted') throw errors.clientClosedRequest();
       throw err;
     }
     if (response.status >= 200 && response.status < 300) {

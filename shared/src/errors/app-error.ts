@@ -162,6 +162,12 @@ export const errors = {
       `The request body stopped arriving: no data for ${formatSeconds(timeoutMs)}.`,
       { headers: { connection: 'close' } },
     ),
+  /**
+   * The client closed its connection before the answer was ready (nginx's 499): nobody reads this
+   * answer; it makes the request's log line say what happened instead of blaming a provider.
+   */
+  clientClosedRequest: () =>
+    new AppError(499, 'invalid_request_error', 'client_closed_request', 'The client went away.'),
   /** A client error raised before the request reached a route (status 400, 405, 408, 413, 414, 431…). */
   clientError: (status: number, message: string, headers: Record<string, string> = {}) =>
     new AppError(status, 'invalid_request_error', 'invalid_request_error', message, { headers }),

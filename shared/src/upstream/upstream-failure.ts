@@ -40,12 +40,15 @@ export function failureFromTransport(provider: string, transport: TransportFailu
 }
 
 /**
- * The client's error once every route was tried (spec, Errors): the provider's own rejection keeps
- * its status as `invalid_request_error`; all routes rate-limited is 429 `rate_limit_error`; only
+ * The client's error once every route was tried (spec, Errors): a call cancelled because the
+ * client went away is 499 `client_closed_request`; the provider's own rejection keeps its status
+ * as `invalid_request_error`; all routes rate-limited is 429 `rate_limit_error`; only
  * connect timeouts is 504; anything else is 502 `upstream_error`.
  */
 export function clientErrorFor(failures: readonly UpstreamFailure[]): AppError {
   const last = failures.at(-1);
+  // Cancelled because the client went away: nobody reads the answer, and no provider failed.
+  if (last?.transport === 'aborted') return errors.clientClosedRequest();
   if (last !== undefined && last.status !== null && REJECTIONS.has(last.status)) {
     return new AppError(
       last.status,

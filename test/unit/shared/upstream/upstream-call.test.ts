@@ -92,10 +92,13 @@ describe('callUpstream', () => {
         res.write('partial');
       }, 50);
     });
+    // The api's reason when a client goes away (chat/client-gone.ts): classified as aborted.
     const early = new AbortController();
     const pending = call(early.signal);
-    early.abort(new Error('the client went away'));
-    await expect(pending).rejects.toThrow('the client went away');
+    early.abort(new DOMException('The client went away.', 'AbortError'));
+    const gone = await pending.catch((err: unknown) => err);
+    expect((gone as Error).message).toBe('The client went away.');
+    expect(classifyTransportError(gone).failure).toBe('aborted');
 
     const before = new AbortController();
     before.abort();

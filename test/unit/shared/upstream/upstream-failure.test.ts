@@ -34,6 +34,12 @@ describe('upstream failure classification', () => {
     expect(other.status).toBe(502);
   });
 
+  it('answers 499 client_closed_request when the call was cancelled because the client went away', () => {
+    const gone = clientErrorFor([failureFromStatus('a', 503, 'busy'), failureFromTransport('b', 'aborted')]);
+    expect([gone.status, gone.code]).toEqual([499, 'client_closed_request']);
+    expect(failureFromTransport('b', 'aborted').retryable).toBe(false);
+  });
+
   it("keeps the provider's rejection status as invalid_request_error", () => {
     for (const status of [400, 413, 422]) {
       const error = clientErrorFor([failureFromStatus('a', status, 'max_tokens too large')]);
