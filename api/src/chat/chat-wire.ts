@@ -43,6 +43,21 @@ export function sseData(payload: unknown): string {
 
 export const SSE_DONE = 'data: [DONE]\n\n';
 
+/**
+ * The `data:` line of each chunk of one stream: the same text as `sseData(chunkObject(identity,
+ * chunk))`, with the identity's part (`id`, `object`, `created`, `model`) serialized once per
+ * stream instead of once per chunk.
+ */
+export function chunkLineWriter(identity: ChatIdentity): (chunk: ChatChunk) => string {
+  const head = `data: {"id":${JSON.stringify(identity.id)},"object":"chat.completion.chunk","created":${JSON.stringify(identity.created)},"model":${JSON.stringify(identity.model)},"choices":`;
+  return (chunk) => {
+    const citations = chunk.citations;
+    return citations && citations.length > 0
+      ? `${head}${JSON.stringify(chunk.choices)},"citations":${JSON.stringify(citations)}}\n\n`
+      : `${head}${JSON.stringify(chunk.choices)}}\n\n`;
+  };
+}
+
 /** A chunk as the client sees it. */
 export function chunkObject(identity: ChatIdentity, chunk: ChatChunk) {
   return {

@@ -20,7 +20,7 @@ import { type ChatDeps, settleUsage } from './chat-context.ts';
 import {
   type ChatIdentity,
   chatIdentity,
-  chunkObject,
+  chunkLineWriter,
   SSE_DONE,
   sseData,
   streamErrorObject,
@@ -101,10 +101,11 @@ async function* relay(
   let usage: NormalizedUsage | undefined;
   let deliveredCharacters = 0;
   let awaitingFirstToken = true;
+  const chunkLine = chunkLineWriter(identity);
   try {
     if (source.kind === 'demo') {
       observeFirstToken(input);
-      for (const chunk of source.chunks) yield sseData(chunkObject(identity, chunk));
+      for (const chunk of source.chunks) yield chunkLine(chunk);
       usage = source.usage;
     } else {
       for await (const events of source.batches) {
@@ -115,7 +116,7 @@ async function* relay(
           for (const event of events) {
             for (const chunk of source.translator.onEvent(event)) {
               deliveredCharacters += chunkCharacters(chunk);
-              lines += sseData(chunkObject(identity, chunk));
+              lines += chunkLine(chunk);
             }
           }
         } catch (err) {

@@ -160,6 +160,9 @@ function mapToolCallDelta(call: WireToolCallDelta, position: number): ToolCallDe
 
 /** Citations not sent before: upstreams that list them at the top level repeat them on every chunk. */
 function newCitations(chunk: WireChunk, citedUrls: Set<string>) {
+  // Most chunks cite nothing: nothing to gather.
+  if (!chunk.citations?.length && !chunk.choices.some((choice) => choice.delta?.annotations?.length))
+    return [];
   const annotations = chunk.choices.flatMap((choice) => choice.delta?.annotations ?? []);
   const fresh = collectCitations(annotations, chunk.citations).filter(
     (citation) => !citedUrls.has(citation.url),
