@@ -31,8 +31,11 @@ export const ATTR_MESSAGING_MESSAGE_ID = 'messaging.message.id';
 export const ATTR_AWS_S3_BUCKET = 'aws.s3.bucket';
 export const ATTR_AWS_S3_KEY = 'aws.s3.key';
 
-/** The GenAI operations the gateway performs. */
-export type GenAiOperation = 'chat' | 'embeddings' | 'generate_content';
+/**
+ * The GenAI operations the gateway performs: the conventions' well-known names, and
+ * `count_tokens` (a provider's token count of a request, which the conventions do not name).
+ */
+export type GenAiOperation = 'chat' | 'embeddings' | 'generate_content' | 'count_tokens';
 
 /**
  * `gen_ai.provider.name` of a route's provider: the conventions' well-known value where there is

@@ -74,6 +74,7 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
           if (typeof value === 'string') forwarded[name] = value;
         }
         const result = await forwardNative(deps.client, {
+          operation: endpoint === 'count_tokens' ? 'count_tokens' : 'chat',
           targets: nativeTargets(deps.config, mapped.routes),
           request: (target) => ({
             url: `${target.baseUrl}${path.slice('/anthropic'.length)}`,

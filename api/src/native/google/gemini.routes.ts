@@ -16,6 +16,7 @@ import {
 } from '../../../../shared/src/native/google/usage.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
+import type { GenAiOperation } from '../../../../shared/src/observability/semantic-attributes.ts';
 import type { AdmittedRequest } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import { clientGoneSignal } from '../../chat/client-gone.ts';
@@ -91,8 +92,7 @@ function geminiRoute(
       const signal = clientGoneSignal(reply);
       const query = geminiUpstreamQuery(search);
       const result = await forwardNative(deps.client, {
-        operation:
-          method === 'embedContent' || method === 'batchEmbedContents' ? 'embeddings' : 'generate_content',
+        operation: geminiOperation(method),
         targets: nativeTargets(deps.config, mapped.routes),
         request: (target) => ({
           url: `${target.baseUrl}${mapped.path(target.route)}${query}`,
@@ -134,6 +134,13 @@ function parseObject(body: Buffer): Readonly<Record<string, unknown>> {
   }
   if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
   return parsed;
+}
+
+/** What a method does, for its upstream span (`gen_ai.operation.name`). */
+function geminiOperation(method: GeminiMethod): GenAiOperation {
+  if (method === 'countTokens') return 'count_tokens';
+  if (method === 'embedContent' || method === 'batchEmbedContents') return 'embeddings';
+  return 'generate_content';
 }
 
 /**

@@ -160,6 +160,42 @@ describe('a chat request whose first route fails', () => {
   });
 });
 
+describe('token counts on the native APIs', () => {
+  async function attemptOf(path: string, headers: Record<string, string>, body: unknown) {
+    const res = await fetch(`${g.gateway.origin}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-request-id');
+    const spans = await receiver.waitFor((received) => {
+      const root = serverSpanOf(received, requestId);
+      return root !== undefined && childrenOf(received, root).some((span) => span.kind === SPAN_KIND.client);
+    });
+    const root = serverSpanOf(spans, requestId) as ReceivedSpan;
+    return childrenOf(spans, root).find((span) => span.kind === SPAN_KIND.client);
+  }
+
+  it('names the upstream span of Anthropic count_tokens and Gemini countTokens count_tokens', async () => {
+    const messages = [{ role: 'user', content: 'How many tokens?' }];
+    const anthropic = await attemptOf(
+      '/anthropic/v1/messages/count_tokens',
+      { 'x-api-key': funded.key },
+      { model: 'anthropic/claude-sonnet-4-5', messages },
+    );
+    expect(anthropic?.name).toMatch(/^count_tokens claude-sonnet-4-5/);
+    expect(anthropic?.attributes).toMatchObject({ 'gen_ai.operation.name': 'count_tokens' });
+    const gemini = await attemptOf(
+      '/gemini/v1beta/models/gemini-2.5-flash:countTokens',
+      { 'x-goog-api-key': funded.key },
+      { contents: [{ role: 'user', parts: [{ text: 'How many tokens?' }] }] },
+    );
+    expect(gemini?.name).toMatch(/^count_tokens gemini-2\.5-flash/);
+    expect(gemini?.attributes).toMatchObject({ 'gen_ai.operation.name': 'count_tokens' });
+  });
+});
+
 describe('a video job, across the api and a worker process', () => {
   let spans: ReceivedSpan[];
   let server: ReceivedSpan;
