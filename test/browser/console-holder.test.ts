@@ -26,7 +26,17 @@ const STEP_TIMEOUT = 120_000;
 
 describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
   const session = useConsoleBrowser(
-    { env: { DEMO_VIDEO_RENDER_MS: '1500' }, lang: 'en', worker: true },
+    {
+      // A Google key (never used: no page here calls a Gemini model) lists the Gemini models, whose
+      // prices include long-context rates.
+      env: {
+        DEMO_VIDEO_RENDER_MS: '1500',
+        GOOGLE_API_KEY: 'unused-google-key',
+        GOOGLE_BASE_URL: 'http://127.0.0.1:9',
+      },
+      lang: 'en',
+      worker: true,
+    },
     300_000,
   );
   let gateway: ListeningApp;
@@ -241,6 +251,12 @@ describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
     await page.getByRole('heading', { name: 'Models', exact: true }).waitFor();
     await settled(page);
     await screenshot(page, 'en-models');
+    await page.getByLabel('Search').fill('gemini-2.5-pro');
+    await page.getByText(/^1 of \d+ models$/).waitFor();
+    expect(await page.locator('td.price').first().textContent()).toMatch(
+      /^input [\d,.]+ · output [\d,.]+ · cached [\d,.]+ per 1M tokens; prompts over 200,000 tokens: input [\d,.]+ · output [\d,.]+ · cached [\d,.]+$/,
+    );
+    await screenshot(page, 'en-models-long-context');
     await page.getByLabel('Search').fill('demo/');
     await page.getByText(/^8 of \d+ models$/).waitFor();
     await page.getByLabel('Type').selectOption('video');

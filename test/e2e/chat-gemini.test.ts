@@ -4,6 +4,8 @@
  */
 import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
+import { tokenCostMicros } from '../../shared/src/billing/token-pricing.ts';
+import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import {
   collectChatStream,
   lastBody,
@@ -197,5 +199,53 @@ describe('Gemini upstream: tools, json_schema, reasoning, images, citations', ()
       } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming)
       .catch((err: unknown) => err);
     expect(error).toMatchObject({ status: 400, error: { type: 'invalid_request_error' } });
+  });
+});
+
+describe('a prompt over Gemini 2.5 Pro’s 200k-token threshold', () => {
+  it('is charged at the long-context rates, output included; one under it at the model’s own', async () => {
+    const pro = loadConfiguredCatalogue(g.gateway.config).get('google/gemini-2.5-pro');
+    if (pro?.pricing.long_context === undefined) throw new Error('gemini-2.5-pro has no long-context rates');
+    // The fake counts a token per 4 characters.
+    const ask = async (characters: number) => {
+      const own = await g.fundedClient({ topUp: 10_000_000 });
+      const before = await g.balanceMicros(own.accountId);
+      const completion = await own.client.chat.completions.create({
+        model: 'google/gemini-2.5-pro',
+        messages: [{ role: 'user', content: 'a'.repeat(characters) }],
+        max_tokens: 50,
+      });
+      const usage = completion.usage as OpenAI.CompletionUsage;
+      const cost = tokenCostMicros(pro.pricing, {
+        inputTokens: usage.prompt_tokens,
+        cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+        outputTokens: usage.completion_tokens,
+        reasoningTokens: 0,
+      });
+      expect(BigInt(Math.round(serviceOf(completion).cost * 1e6))).toBe(cost);
+      expect(before - (await g.balanceMicros(own.accountId))).toBe(cost);
+      return { usage, cost };
+    };
+    const long = await ask(810_000);
+    expect(long.usage.prompt_tokens).toBeGreaterThan(200_000);
+    const atLongRates = {
+      inputTokens: long.usage.prompt_tokens,
+      cachedInputTokens: 0,
+      outputTokens: long.usage.completion_tokens,
+      reasoningTokens: 0,
+    };
+    // Twice the input rate and 1.5 times the output rate: more than the model's own rates would charge.
+    const { long_context: _, ...ownRates } = pro.pricing;
+    expect(long.cost).toBeGreaterThan(tokenCostMicros(ownRates, atLongRates));
+    const short = await ask(790_000);
+    expect(short.usage.prompt_tokens).toBeLessThanOrEqual(200_000);
+    expect(short.cost).toBe(
+      tokenCostMicros(ownRates, {
+        inputTokens: short.usage.prompt_tokens,
+        cachedInputTokens: short.usage.prompt_tokens_details?.cached_tokens ?? 0,
+        outputTokens: short.usage.completion_tokens,
+        reasoningTokens: 0,
+      }),
+    );
   });
 });

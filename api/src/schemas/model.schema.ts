@@ -17,6 +17,19 @@ export const pricingSchema = {
     input: { type: 'number' },
     output: nullableNumber,
     cached_input: nullableNumber,
+    long_context: {
+      type: 'object',
+      description:
+        'An extension of the convention: where the provider charges more for a long prompt, the rates (Toman per `unit`) of a request whose prompt has more than `above_input_tokens` tokens; they replace `input`, `output` and `cached_input` for the whole request.',
+      additionalProperties: false,
+      required: ['above_input_tokens', 'input', 'output', 'cached_input'],
+      properties: {
+        above_input_tokens: { type: 'integer' },
+        input: { type: 'number' },
+        output: { type: 'number' },
+        cached_input: nullableNumber,
+      },
+    },
   },
 } as const;
 

@@ -65,6 +65,21 @@ function modelIdSchema(known: readonly string[]) {
   });
 }
 
+/**
+ * The provider's higher rates for a long prompt (Gemini 2.5 Pro above 200k input tokens, Grok 4
+ * above 128k): they replace `input`, `output` and `cached_input` for a request whose prompt has
+ * more than `above_input_tokens` tokens.
+ */
+const longContextSchema = z.strictObject({
+  above_input_tokens: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .positive('must be positive'),
+  input: price,
+  output: price,
+  cached_input: price.nullable().optional(),
+});
+
 const listPriceSchema = z.strictObject({
   unit: z.enum(PRICING_UNITS, { error: oneOf(PRICING_UNITS) }),
   input: price,
@@ -75,6 +90,7 @@ const listPriceSchema = z.strictObject({
   cache_write_1h: price.optional(),
   // A server-side web search fee per 1,000 searches, on top of the tokens.
   web_search_per_1k: price.optional(),
+  long_context: longContextSchema.optional(),
 });
 
 /** Price fields only token-priced models may carry (they count tokens or searches of a chat call). */
@@ -181,7 +197,10 @@ function checkParamRules(entry: EntryShape, ctx: RefineContext): void {
   });
 }
 
-/** Cache-write and web-search prices belong to token-priced chat models (web search: with that capability). */
+/**
+ * Cache-write and web-search prices belong to token-priced chat models (web search: with that
+ * capability); so do long-context rates, whose threshold must be reachable.
+ */
 function checkNativePrices(entry: EntryShape, ctx: RefineContext): void {
   const prices = entry.list_price_usd;
   for (const field of TOKEN_ONLY_PRICE_FIELDS) {
@@ -189,6 +208,26 @@ function checkNativePrices(entry: EntryShape, ctx: RefineContext): void {
     if (entry.type !== 'chat')
       ctx.addIssue({ code: 'custom', path: ['list_price_usd', field], message: 'is only for type chat' });
   }
+  const tier = prices.long_context;
+  if (tier !== undefined && entry.type !== 'chat')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['list_price_usd', 'long_context'],
+      message: 'is only for type chat',
+    });
+  if (tier !== undefined && entry.context_window !== null && tier.above_input_tokens >= entry.context_window)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['list_price_usd', 'long_context', 'above_input_tokens'],
+      message: `must be below the context window (${entry.context_window}): no prompt could reach it`,
+    });
+  if (tier !== undefined && (tier.cached_input == null) !== (prices.cached_input == null))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['list_price_usd', 'long_context', 'cached_input'],
+      message:
+        'is set exactly when list_price_usd.cached_input is: cached input is priced in both tiers or in neither',
+    });
   if (prices.web_search_per_1k !== undefined && !entry.capabilities.includes('web_search')) {
     ctx.addIssue({
       code: 'custom',

@@ -8,6 +8,16 @@ export interface ModelPricing {
   readonly input: number;
   readonly output: number | null;
   readonly cached_input: number | null;
+  /** Rates for a prompt of more than `above_input_tokens` tokens, where the provider charges more. */
+  readonly long_context?: LongContextPricing;
+}
+
+/** A provider's higher token rates for long prompts (same unit and currency as the pricing around it). */
+export interface LongContextPricing {
+  readonly above_input_tokens: number;
+  readonly input: number;
+  readonly output: number;
+  readonly cached_input: number | null;
 }
 
 /** The provider's published list price in US dollars, as written in the catalogue file. */
@@ -16,6 +26,7 @@ export interface ListPriceUsd {
   readonly input: number;
   readonly output: number | null;
   readonly cached_input: number | null;
+  readonly long_context?: LongContextPricing;
 }
 
 /** One upstream that can serve a model; a model's routes are tried in order. */
@@ -87,6 +98,8 @@ export interface PublicModel {
     input: number;
     output: number | null;
     cached_input: number | null;
+    /** An extension: the long-context rates, only for models that have them. */
+    long_context?: LongContextPricing;
   };
   native_id: string;
 }
@@ -129,6 +142,7 @@ export function toPublicModel(model: CatalogueModel): PublicModel {
       input: model.pricing.input,
       output: model.pricing.output,
       cached_input: model.pricing.cached_input,
+      ...(model.pricing.long_context && { long_context: { ...model.pricing.long_context } }),
     },
     native_id: model.native_id,
   };

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { type Catalogue, type CatalogueModel, createCatalogue, type ExchangeRate } from './catalogue.ts';
+import {
+  type Catalogue,
+  type CatalogueModel,
+  createCatalogue,
+  type ExchangeRate,
+  type LongContextPricing,
+} from './catalogue.ts';
 import {
   catalogueFileSchema,
   checkCrossEntryRules,
@@ -126,6 +132,7 @@ function toCatalogueModel(entry: ModelEntry, irtPerUsd: number): CatalogueModel 
       input: usdToIrt(usd.input, irtPerUsd),
       output: toIrt(usd.output),
       cached_input: toIrt(usd.cached_input),
+      ...longContextOf(usd, (value) => usdToIrt(value, irtPerUsd)),
       ...nativeIrt,
     }),
     list_price_usd: Object.freeze({
@@ -133,6 +140,7 @@ function toCatalogueModel(entry: ModelEntry, irtPerUsd: number): CatalogueModel 
       input: usd.input,
       output: usd.output ?? null,
       cached_input: usd.cached_input ?? null,
+      ...longContextOf(usd, (value) => value),
       ...nativeUsd,
     }),
     routes: Object.freeze(entry.routes.map((route) => Object.freeze({ ...route }))),
@@ -140,6 +148,23 @@ function toCatalogueModel(entry: ModelEntry, irtPerUsd: number): CatalogueModel 
     enabled: entry.enabled ?? true,
     ...paramRules(entry),
   });
+}
+
+/** The entry's long-context rates, if it sets them, each price passed through `convert`. */
+function longContextOf(
+  usd: ModelEntry['list_price_usd'],
+  convert: (usd: number) => number,
+): { long_context?: LongContextPricing } {
+  const tier = usd.long_context;
+  if (tier === undefined) return {};
+  return {
+    long_context: Object.freeze({
+      above_input_tokens: tier.above_input_tokens,
+      input: convert(tier.input),
+      output: convert(tier.output),
+      cached_input: tier.cached_input == null ? null : convert(tier.cached_input),
+    }),
+  };
 }
 
 /** The native price fields the entry sets, each passed through `convert`. */

@@ -7,6 +7,7 @@
 
 import { mediaCostMicros } from '../billing/media-pricing.ts';
 import { type PriceLine, priceMicros } from '../billing/money.ts';
+import { tokenRatesFor } from '../billing/token-pricing.ts';
 import type { CatalogueModel } from '../catalogue/catalogue.ts';
 import { nativeFactsOf } from './native-model.ts';
 import type { NativeTokenUsage, NativeUsage } from './native-usage.ts';
@@ -52,14 +53,17 @@ interface TokenPart {
 }
 
 function tokenParts(model: CatalogueModel, usage: NativeTokenUsage): TokenPart[] {
-  const { pricing } = model;
   const prices = nativeFactsOf(model).prices;
+  // The prompt's size picks the rates: every input token, read from or written to a cache or not.
+  const prompt =
+    usage.inputTokens + usage.cacheReadTokens + usage.cacheWrite5mTokens + usage.cacheWrite1hTokens;
+  const rates = tokenRatesFor(model.pricing, prompt);
   return [
-    { name: 'input', quantity: usage.inputTokens, price: pricing.input, perUnits: PER_MILLION },
+    { name: 'input', quantity: usage.inputTokens, price: rates.input, perUnits: PER_MILLION },
     {
       name: 'cached_input',
       quantity: usage.cacheReadTokens,
-      price: pricing.cached_input,
+      price: rates.cached_input,
       perUnits: PER_MILLION,
     },
     {
@@ -74,7 +78,7 @@ function tokenParts(model: CatalogueModel, usage: NativeTokenUsage): TokenPart[]
       price: prices.cache_write_1h,
       perUnits: PER_MILLION,
     },
-    { name: 'output', quantity: usage.outputTokens, price: pricing.output, perUnits: PER_MILLION },
+    { name: 'output', quantity: usage.outputTokens, price: rates.output, perUnits: PER_MILLION },
     {
       name: 'web_search',
       quantity: usage.webSearchRequests,

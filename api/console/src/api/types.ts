@@ -132,6 +132,13 @@ export interface Pricing {
   readonly input: number;
   readonly output: number | null;
   readonly cached_input: number | null;
+  /** Rates of a request whose prompt has more than `above_input_tokens` tokens (some models only). */
+  readonly long_context?: {
+    readonly above_input_tokens: number;
+    readonly input: number;
+    readonly output: number;
+    readonly cached_input: number | null;
+  };
 }
 
 export type ModelType = 'chat' | 'embedding' | 'image' | 'tts' | 'stt' | 'video' | 'sound';

@@ -209,6 +209,7 @@ export const en = {
   'models.price_output': 'output {amount}',
   'models.price_cached': 'cached {amount}',
   'models.per_unit': 'per {unit}',
+  'models.long_context': 'prompts over {tokens} tokens',
   'models.unit_1m_tokens': '1M tokens',
   'models.unit_1k_chars': '1K characters',
   'models.unit_minute': 'minute',

@@ -212,6 +212,7 @@ export const fa: Record<MessageKey, string> = {
   'models.price_output': 'خروجی {amount}',
   'models.price_cached': 'ورودی کش‌شده {amount}',
   'models.per_unit': 'به ازای {unit}',
+  'models.long_context': 'پرامپت‌های بیش از {tokens} توکن',
   'models.unit_1m_tokens': 'یک میلیون توکن',
   'models.unit_1k_chars': 'هزار نویسه',
   'models.unit_minute': 'دقیقه',

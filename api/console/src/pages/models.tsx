@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { listModels } from '../api/endpoints.ts';
-import type { Model, ModelType } from '../api/types.ts';
+import type { Model, ModelType, Pricing } from '../api/types.ts';
 import { AsyncView, Empty, Field, PageHeader, useAsync } from '../components/ui.tsx';
 import { type I18n, type MessageKey, useI18n } from '../i18n/i18n.tsx';
 
@@ -39,12 +39,19 @@ export function priceText(i18n: I18n, model: Model): string {
   if (!pricing) return '—';
   const unitKey = UNIT_LABEL[pricing.unit];
   const unit = unitKey ? t(unitKey) : pricing.unit;
-  const parts = [t('models.price_input', { amount: format.amount(pricing.input) })];
-  if (pricing.output != null) parts.push(t('models.price_output', { amount: format.amount(pricing.output) }));
-  if (pricing.cached_input != null) {
-    parts.push(t('models.price_cached', { amount: format.amount(pricing.cached_input) }));
-  }
-  return `${parts.join(' · ')} ${t('models.per_unit', { unit })}`;
+  const rates = (r: Pick<Pricing, 'input' | 'output' | 'cached_input'>) => {
+    const parts = [t('models.price_input', { amount: format.amount(r.input) })];
+    if (r.output != null) parts.push(t('models.price_output', { amount: format.amount(r.output) }));
+    if (r.cached_input != null)
+      parts.push(t('models.price_cached', { amount: format.amount(r.cached_input) }));
+    return parts.join(' · ');
+  };
+  const text = `${rates(pricing)} ${t('models.per_unit', { unit })}`;
+  const tier = pricing.long_context;
+  if (tier === undefined) return text;
+  // The provider's higher rates for a long prompt: the whole request is billed at them.
+  const above = t('models.long_context', { tokens: format.number(tier.above_input_tokens) });
+  return `${text}; ${above}: ${rates(tier)}`;
 }
 
 export function ModelsPage() {

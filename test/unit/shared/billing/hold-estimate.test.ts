@@ -32,6 +32,22 @@ const chat = (input: Partial<Parameters<typeof chatHoldMicros>[1]>) =>
   chatHoldMicros(model, { inputBytes: 0, imageParts: 0, maxOutputTokens: undefined, choices: 1, ...input });
 
 describe('chatHoldMicros', () => {
+  it('holds at the long-context rates when the input estimate passes the threshold', () => {
+    const tiered = {
+      ...model,
+      pricing: {
+        ...pricing,
+        long_context: { above_input_tokens: 1_000, input: 525_000, output: 2_100_000, cached_input: 52_500 },
+      },
+    };
+    const hold = (inputBytes: number) =>
+      chatHoldMicros(tiered, { inputBytes, imageParts: 0, maxOutputTokens: 100, choices: 1 });
+    // 2,952 bytes: 984 + 16 = 1,000 tokens estimated, at the threshold; 2,955 bytes: 1,001, above it.
+    expect(hold(2_952)).toBe(tokenCostMicros(pricing, usage(1_000, 100)));
+    expect(hold(2_955)).toBe(tokenCostMicros(tiered.pricing, usage(1_001, 100)));
+    expect(hold(2_955)).toBeGreaterThan(2n * tokenCostMicros(pricing, usage(1_001, 100)) - 1n);
+  });
+
   it('holds at least the cost of the largest answer a request stating max_tokens allows', () => {
     // 3,000 bytes of text: at most 1,000 tokens for any tokenizer of ordinary text.
     expect(chat({ inputBytes: 3_000, maxOutputTokens: 500 })).toBeGreaterThanOrEqual(

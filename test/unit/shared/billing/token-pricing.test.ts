@@ -47,3 +47,30 @@ describe('tokenCostMicros', () => {
     expect(tokenCostMicros(pricing, usage(10, 50, 0))).toBe(tokenCostMicros(pricing, usage(10, 10, 0)));
   });
 });
+
+describe('long-context rates', () => {
+  // Gemini 2.5 Pro's shape: above 200k prompt tokens every rate is higher, output included.
+  const tiered: ModelPricing = {
+    ...pricing,
+    long_context: { above_input_tokens: 200_000, input: 525_000, output: 1_575_000, cached_input: 52_500 },
+  };
+
+  it('price a prompt over the threshold at the long-context rates, output and cached input too', () => {
+    // 200,001 input of which 1 cached, 10 output: 200,000 × 0.525 + 1 × 0.0525 + 10 × 1.575
+    expect(tokenCostMicros(tiered, usage(200_001, 1, 10))).toBe(105_015_802_500n);
+  });
+
+  it('keep the model’s own rates up to the threshold, and for models without them', () => {
+    expect(tokenCostMicros(tiered, usage(200_000, 0, 10))).toBe(
+      tokenCostMicros(pricing, usage(200_000, 0, 10)),
+    );
+    expect(tokenCostMicros(tiered, usage(1_000, 400, 1))).toBe(
+      tokenCostMicros(pricing, usage(1_000, 400, 1)),
+    );
+  });
+
+  it('count cached tokens toward the threshold: the prompt’s size picks the rates', () => {
+    const allCached = tokenCostMicros(tiered, usage(250_000, 250_000, 0));
+    expect(allCached).toBe(13_125_000_000n); // 250,000 × 0.0525
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toPublicModel } from '../../../../shared/src/catalogue/catalogue.ts';
 import { CatalogueError, parseCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
 import { type FixtureDocument, modelAt, validDocument } from './catalogue-fixture.ts';
 
@@ -256,5 +257,51 @@ describe('catalogue validation rules', () => {
     expect(() => parseCatalogue(doc)).toThrow(
       /models\[0\] \(openai\/gpt-4o\): name is required\n {2}- models\[1\] \(groq\/openai\/gpt-oss-120b\): type is required/,
     );
+  });
+
+  it('loads long-context rates in IRT beside the list price, and lists them in the public model', () => {
+    const tier = { above_input_tokens: 100_000, input: 5, output: 15, cached_input: 2.5 };
+    const doc = edit((d) => {
+      modelAt(d, 0).list_price_usd = {
+        unit: '1M_tokens',
+        input: 2.5,
+        output: 10,
+        cached_input: 1.25,
+        long_context: tier,
+      };
+    });
+    const model = parseCatalogue(doc).get('openai/gpt-4o');
+    expect(model?.list_price_usd.long_context).toEqual(tier);
+    // 100,000 IRT a dollar in the fixture.
+    const irt = { above_input_tokens: 100_000, input: 500_000, output: 1_500_000, cached_input: 250_000 };
+    expect(model?.pricing.long_context).toEqual(irt);
+    expect(model && toPublicModel(model).pricing.long_context).toEqual(irt);
+    const plain = parseCatalogue(doc).get('groq/openai/gpt-oss-120b');
+    expect(plain && 'long_context' in toPublicModel(plain).pricing).toBe(false);
+  });
+
+  it('rejects long-context rates off chat models, out of reach of the context window, or half priced for cache', () => {
+    const doc = edit((d) => {
+      const tier = { above_input_tokens: 100_000, input: 5, output: 15 };
+      modelAt(d, 0).list_price_usd = {
+        unit: '1M_tokens',
+        input: 2.5,
+        output: 10,
+        cached_input: 1.25,
+        long_context: { ...tier, above_input_tokens: 128_000, cached_input: 2.5 },
+      };
+      modelAt(d, 1).list_price_usd = {
+        unit: '1M_tokens',
+        input: 0.15,
+        output: 0.6,
+        long_context: { ...tier, cached_input: 1 },
+      };
+      modelAt(d, 2).list_price_usd = { unit: 'image', input: 0.04, long_context: tier };
+    });
+    expect(problemsOf(doc)).toEqual([
+      'models[0] (openai/gpt-4o): list_price_usd.long_context.above_input_tokens must be below the context window (128000): no prompt could reach it',
+      'models[1] (groq/openai/gpt-oss-120b): list_price_usd.long_context.cached_input is set exactly when list_price_usd.cached_input is: cached input is priced in both tiers or in neither',
+      'models[2] (openai/dall-e-3): list_price_usd.long_context is only for type chat',
+    ]);
   });
 });

@@ -33,6 +33,16 @@ describe('nativeCost', () => {
     expect(nativeCost(sonnet, usage)).toBe(BigInt(Math.round(usd * 105_000)) * 1_000_000n);
   });
 
+  it('prices a Gemini 2.5 Pro prompt over 200k tokens at its long-context rates, cache reads counted in', () => {
+    const pro = model('google/gemini-2.5-pro');
+    // Up to 200k: $1.25 input, $0.125 cached, $10 output; above: $2.50, $0.25, $15 per 1M.
+    const short = tokenUsage({ inputTokens: 150_000, cacheReadTokens: 50_000, outputTokens: 1_000 });
+    const long = tokenUsage({ inputTokens: 150_000, cacheReadTokens: 50_001, outputTokens: 1_000 });
+    const irt = (usd: number) => BigInt(Math.round(usd * 105_000 * 1_000_000));
+    expect(nativeCost(pro, short)).toBe(irt(0.15 * 1.25 + 0.05 * 0.125 + 0.001 * 10));
+    expect(nativeCost(pro, long)).toBe(irt(0.15 * 2.5 + 0.050001 * 0.25 + 0.001 * 15));
+  });
+
   it('rounds once over all parts, half up', () => {
     const haiku = model('anthropic/claude-haiku-4-5');
     // 1 token at 105,000 IRT / 1M = 0.105 IRT = 105,000 µIRT; a 1h write at 210,000 IRT/1M = 210,000 µIRT;
