@@ -229,13 +229,7 @@ describe('a client that goes away mid-stream', () => {
     const own = await g.fundedClient();
     const before = await g.balance(own.accountId);
     const closedBefore = stallerClosed;
-    const controller = new AbortController();
-    const pending = own.client.chat.completions
-      .create(
-        { model: 'mistral/mistral-small-latest', messages: [{ role: 'user', content: 'never answered' }] },
-        { signal: controller.signal },
-      )
-      .catch((err: unknown) => err);
+    const { controller, pending } = abandonable(own.client, 'mistral/mistral-small-latest', 'never answered');
     await waitFor(() => staller.requests.some((r) => r.body.includes('never answered')));
     controller.abort();
     expect(await pending).toBeInstanceOf(Error);
@@ -251,13 +245,7 @@ describe('a client that goes away mid-stream', () => {
     g.openai.script.next({ kind: 'slow', delayMs: 3_000 });
     const sentBefore = g.openai.requests.length;
     const attemptsBefore = await upstreamAttempts('openai');
-    const controller = new AbortController();
-    const pending = own.client.chat.completions
-      .create(
-        { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'abandoned' }] },
-        { signal: controller.signal },
-      )
-      .catch((err: unknown) => err);
+    const { controller, pending } = abandonable(own.client, 'openai/gpt-4o-mini', 'abandoned');
     await waitFor(() => g.openai.requests.length === sentBefore + 1);
     controller.abort();
     expect(await pending).toBeInstanceOf(Error);
@@ -278,6 +266,15 @@ describe('a client that goes away mid-stream', () => {
     expect(await g.balance(own.accountId)).toBe(before);
   });
 });
+
+/** A non-streamed chat request whose client goes away when `controller` is aborted. */
+function abandonable(client: FundedClient['client'], model: string, content: string) {
+  const controller = new AbortController();
+  const pending = client.chat.completions
+    .create({ model, messages: [{ role: 'user', content }] }, { signal: controller.signal })
+    .catch((err: unknown) => err);
+  return { controller, pending };
+}
 
 /** `gateway_upstream_attempts_total` of one provider, by outcome. */
 async function upstreamAttempts(provider: string): Promise<Record<string, number> & { aborted: number }> {
