@@ -3,7 +3,7 @@ import {
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
 } from '@opentelemetry/semantic-conventions';
-import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onResponseHookHandler } from 'fastify';
 import { requestObserver, UNMATCHED_ROUTE } from '../../../shared/src/observability/http-metrics.ts';
 import {
   contextFrom,
@@ -24,13 +24,23 @@ import {
 export function registerObservability(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const observe = requestObserver(route.url);
-    const hook: onResponseHookHandler = (request, reply, done) => {
+    const answered: onResponseHookHandler = (request, reply, done) => {
+      // A response that failed while writing runs onResponse unfinished: its close must not recount it.
+      if (!reply.raw.writableFinished) observed.add(request);
       observe(request.method, reply.statusCode, reply.elapsedTime / 1000, request.admission?.model);
       done();
     };
-    const existing = route.onResponse;
-    route.onResponse =
-      existing === undefined ? [hook] : [...(Array.isArray(existing) ? existing : [existing]), hook];
+    // Fastify runs onResponse only for an answer that finished (or failed writing): a client that
+    // went away first is counted here, when the response closes unfinished, as 499.
+    const watchClose: onRequestHookHandler = (request, reply, done) => {
+      reply.raw.once('close', () => {
+        if (reply.raw.writableFinished || observed.has(request)) return;
+        observe(request.method, CLIENT_CLOSED_REQUEST, reply.elapsedTime / 1000, request.admission?.model);
+      });
+      done();
+    };
+    route.onRequest = [...hooksOf(route.onRequest), watchClose];
+    route.onResponse = [...hooksOf(route.onResponse), answered];
   });
   const unmatched = requestObserver(UNMATCHED_ROUTE);
   app.addHook('onResponse', (request, reply, done) => {
@@ -38,6 +48,17 @@ export function registerObservability(app: FastifyInstance): void {
     done();
   });
   if (isTracing()) registerRequestSpans(app);
+}
+
+/** Requests counted by their route's onResponse: their closing does not count them again. */
+const observed = new WeakSet<FastifyRequest>();
+
+/** nginx's status for a client that closed the connection before its answer was sent. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /**
@@ -49,7 +70,7 @@ export function registerObservability(app: FastifyInstance): void {
  */
 function registerRequestSpans(app: FastifyInstance): void {
   const spans = new WeakMap<FastifyRequest, Span>();
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.url;
     const span = startSpan(
       route === undefined ? request.method : `${request.method} ${route}`,
@@ -66,6 +87,13 @@ function registerRequestSpans(app: FastifyInstance): void {
       return;
     }
     spans.set(request, span);
+    // The client left before its answer finished: onResponse will not run.
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      const open = spans.get(request);
+      spans.delete(request);
+      endSpan(open, 'client_closed_request');
+    });
     withActiveSpan(span, done);
   });
   const reenter = (request: FastifyRequest, _reply: unknown, done: () => void) => {
@@ -80,13 +108,6 @@ function registerRequestSpans(app: FastifyInstance): void {
     spans.delete(request);
     span?.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, reply.statusCode);
     endSpan(span, reply.statusCode >= 500 ? String(reply.statusCode) : undefined);
-    done();
-  });
-  // The client left before its answer finished: onResponse will not run.
-  app.addHook('onRequestAbort', (request, done) => {
-    const span = spans.get(request);
-    spans.delete(request);
-    endSpan(span, 'client_closed_request');
     done();
   });
 }

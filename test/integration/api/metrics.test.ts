@@ -289,6 +289,44 @@ describe('after traffic, one scrape holds every family with sane values', () => 
   });
 });
 
+describe('a client that goes away before its answer ended', () => {
+  it('counts its request once, as 499, whether it left waiting or in the middle of a stream', async () => {
+    const read = async () => parsePrometheusText((await scrape(g.gateway.origin, `Bearer ${TOKEN}`)).text);
+    const chat = { route: '/v1/chat/completions', method: 'POST' };
+    const count = (scrape: Scrape, status: string) =>
+      scrape.value('gateway_http_requests_total', { ...chat, status });
+    const before = await read();
+    const own = await g.fundedClient();
+    // Waiting for a slow answer, then gone.
+    g.openai.script.next({ kind: 'slow', delayMs: 3_000 });
+    const waiting = new AbortController();
+    const sent = g.openai.requests.length;
+    const pending = own.client.chat.completions
+      .create(
+        { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'left waiting' }] },
+        { signal: waiting.signal },
+      )
+      .catch((err: unknown) => err);
+    await expect.poll(() => g.openai.requests.length).toBe(sent + 1);
+    waiting.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    // Reading a stream that stalls after its first events, then gone.
+    g.openai.script.next({ kind: 'stall-mid-stream', afterEvents: 2 });
+    const reading = new AbortController();
+    const stream = await own.client.chat.completions.create(
+      { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'left reading' }], stream: true },
+      { signal: reading.signal },
+    );
+    await (async () => {
+      for await (const _chunk of stream) reading.abort();
+    })().catch((err: unknown) => err);
+    await expect.poll(async () => count(await read(), '499') - count(before, '499')).toBe(2);
+    const after = await read();
+    expect(count(after, '200')).toBe(count(before, '200'));
+    expect(count(after, '502')).toBe(count(before, '502'));
+  });
+});
+
 describe('access to /metrics', () => {
   it('on the api port: the METRICS_TOKEN bearer only (401 in the error format otherwise)', async () => {
     for (const authorization of [undefined, 'Bearer wrong-token-wrong-token-wrong', `Basic ${TOKEN}`]) {

@@ -160,6 +160,33 @@ describe('a chat request whose first route fails', () => {
   });
 });
 
+describe('a request whose client goes away before the answer', () => {
+  it('ends its server span as client_closed_request, its upstream attempt as aborted', async () => {
+    g.openai.script.next({ kind: 'slow', delayMs: 3_000 });
+    const sent = g.openai.requests.length;
+    const controller = new AbortController();
+    const pending = funded.client.chat.completions
+      .create(
+        { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'left waiting' }] },
+        { signal: controller.signal },
+      )
+      .catch((err: unknown) => err);
+    await expect.poll(() => g.openai.requests.length).toBe(sent + 1);
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    const isGone = (span: ReceivedSpan) =>
+      span.kind === SPAN_KIND.server && span.attributes['error.type'] === 'client_closed_request';
+    const spans = await receiver.waitFor((received) => received.some(isGone));
+    const server = spans.find(isGone) as ReceivedSpan;
+    expect(server).toMatchObject({ name: 'POST /v1/chat/completions', statusCode: 2 });
+    const attempt = childrenOf(spans, server).find((span) => span.kind === SPAN_KIND.client);
+    expect(attempt?.attributes).toMatchObject({
+      'gateway.upstream.outcome': 'aborted',
+      'gateway.upstream.fallback': false,
+    });
+  });
+});
+
 describe('token counts on the native APIs', () => {
   async function attemptOf(path: string, headers: Record<string, string>, body: unknown) {
     const res = await fetch(`${g.gateway.origin}${path}`, {
