@@ -11,6 +11,7 @@ import { buildMessage, fakeRequestSchema } from '../fakes/anthropic-upstream-ans
 import type { FakeBehaviour } from '../fakes/fake-behaviour.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import {
+  abandonable,
   bodyOf,
   type FundedClient,
   type GatewayWithFakes,
@@ -266,15 +267,6 @@ describe('a client that goes away mid-stream', () => {
     expect(await g.balance(own.accountId)).toBe(before);
   });
 });
-
-/** A non-streamed chat request whose client goes away when `controller` is aborted. */
-function abandonable(client: FundedClient['client'], model: string, content: string) {
-  const controller = new AbortController();
-  const pending = client.chat.completions
-    .create({ model, messages: [{ role: 'user', content }] }, { signal: controller.signal })
-    .catch((err: unknown) => err);
-  return { controller, pending };
-}
 
 /** `gateway_upstream_attempts_total` of one provider, by outcome. */
 async function upstreamAttempts(provider: string): Promise<Record<string, number> & { aborted: number }> {

@@ -116,6 +116,15 @@ export async function startGatewayWithFakes(
   };
 }
 
+/** A non-streamed chat request whose client goes away when `controller` is aborted; `pending` settles with the client's error. */
+export function abandonable(client: OpenAI, model: string, content: string) {
+  const controller = new AbortController();
+  const pending = client.chat.completions
+    .create({ model, messages: [{ role: 'user', content }] }, { signal: controller.signal })
+    .catch((err: unknown) => err);
+  return { controller, pending };
+}
+
 /** The official SDK pointed at the gateway, never retrying (tests count every request). */
 export function sdkClient(origin: string, apiKey: string, headers: Record<string, string> = {}): OpenAI {
   return new OpenAI({ apiKey, baseURL: `${origin}/v1`, maxRetries: 0, defaultHeaders: headers });

@@ -14,6 +14,7 @@ import { startProcessObservability } from '../../../shared/src/observability/pro
 import { createFundedKey } from '../../helpers/admin-client.ts';
 import { captureLogger } from '../../helpers/capture-logger.ts';
 import {
+  abandonable,
   type FundedClient,
   type GatewayWithFakes,
   rawPost,
@@ -299,17 +300,11 @@ describe('a client that goes away before its answer ended', () => {
     const own = await g.fundedClient();
     // Waiting for a slow answer, then gone.
     g.openai.script.next({ kind: 'slow', delayMs: 3_000 });
-    const waiting = new AbortController();
     const sent = g.openai.requests.length;
-    const pending = own.client.chat.completions
-      .create(
-        { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'left waiting' }] },
-        { signal: waiting.signal },
-      )
-      .catch((err: unknown) => err);
+    const waiting = abandonable(own.client, 'openai/gpt-4o', 'left waiting');
     await expect.poll(() => g.openai.requests.length).toBe(sent + 1);
-    waiting.abort();
-    expect(await pending).toBeInstanceOf(Error);
+    waiting.controller.abort();
+    expect(await waiting.pending).toBeInstanceOf(Error);
     // Reading a stream that stalls after its first events, then gone.
     g.openai.script.next({ kind: 'stall-mid-stream', afterEvents: 2 });
     const reading = new AbortController();

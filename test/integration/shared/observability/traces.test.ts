@@ -20,6 +20,7 @@ import {
 } from '../../../fakes/otlp-receiver.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
 import {
+  abandonable,
   type FundedClient,
   type GatewayWithFakes,
   rawPost,
@@ -164,13 +165,7 @@ describe('a request whose client goes away before the answer', () => {
   it('ends its server span as client_closed_request, its upstream attempt as aborted', async () => {
     g.openai.script.next({ kind: 'slow', delayMs: 3_000 });
     const sent = g.openai.requests.length;
-    const controller = new AbortController();
-    const pending = funded.client.chat.completions
-      .create(
-        { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'left waiting' }] },
-        { signal: controller.signal },
-      )
-      .catch((err: unknown) => err);
+    const { controller, pending } = abandonable(funded.client, 'openai/gpt-4o', 'left waiting');
     await expect.poll(() => g.openai.requests.length).toBe(sent + 1);
     controller.abort();
     expect(await pending).toBeInstanceOf(Error);
