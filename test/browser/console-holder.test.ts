@@ -319,7 +319,7 @@ describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
       await mobile.locator('input[type=password]').fill(PASSWORD);
       await mobile.locator('form button[type=submit]').click();
       await mobile.locator('[data-testid=balance]').waitFor();
-      for (const path of ['overview', 'keys', 'usage', 'wallet', 'playground']) {
+      for (const path of ['overview', 'keys', 'usage', 'wallet', 'models', 'playground']) {
         await mobile.goto(`/console/${path}`);
         await mobile.locator('h1').waitFor();
         await settled(mobile);
@@ -327,7 +327,7 @@ describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
           'document.documentElement.scrollWidth - window.innerWidth',
         );
         expect(overflow, `${lang} ${path} scrolls sideways`).toBeLessThanOrEqual(0);
-        if (path === 'overview' || path === 'keys' || path === 'wallet') {
+        if (path === 'overview' || path === 'keys' || path === 'wallet' || path === 'models') {
           await screenshot(mobile, `${lang}-mobile-${path}`);
         }
       }

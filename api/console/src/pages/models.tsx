@@ -119,8 +119,10 @@ export function ModelsPage() {
                   <tr>
                     <th scope="col">{t('models.model')}</th>
                     <th scope="col">{t('models.type')}</th>
-                    <th scope="col">{t('models.capabilities')}</th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="wide-only">
+                      {t('models.capabilities')}
+                    </th>
+                    <th scope="col" class="num wide-only">
                       {t('models.context_window')}
                     </th>
                     <th scope="col">{t('models.price')}</th>
@@ -136,7 +138,7 @@ export function ModelsPage() {
                         </code>
                       </td>
                       <td>{model.type ? t(TYPE_LABEL[model.type]) : '—'}</td>
-                      <td>
+                      <td class="wide-only">
                         <ul class="chips">
                           {(model.capabilities ?? []).map((capability) => (
                             <li key={capability} class="chip" dir="ltr">
@@ -145,7 +147,7 @@ export function ModelsPage() {
                           ))}
                         </ul>
                       </td>
-                      <td class="num">
+                      <td class="num wide-only">
                         {model.context_window != null ? format.number(model.context_window) : '—'}
                       </td>
                       <td class="price">{priceText(i18n, model)}</td>
