@@ -24,18 +24,18 @@ import {
 export function registerObservability(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const observe = requestObserver(route.url);
+    // An answer that finished counts here; one that did not (the client went away first, or the
+    // write failed: Fastify runs onResponse for neither, or for the failure) counts once, as 499,
+    // when its response closes.
     const answered: onResponseHookHandler = (request, reply, done) => {
-      // A response that failed while writing runs onResponse unfinished: its close must not recount it.
-      if (!reply.raw.writableFinished) observed.add(request);
-      observe(request.method, reply.statusCode, reply.elapsedTime / 1000, request.admission?.model);
+      if (reply.raw.writableFinished)
+        observe(request.method, reply.statusCode, reply.elapsedTime / 1000, request.admission?.model);
       done();
     };
-    // Fastify runs onResponse only for an answer that finished (or failed writing): a client that
-    // went away first is counted here, when the response closes unfinished, as 499.
     const watchClose: onRequestHookHandler = (request, reply, done) => {
       reply.raw.once('close', () => {
-        if (reply.raw.writableFinished || observed.has(request)) return;
-        observe(request.method, CLIENT_CLOSED_REQUEST, reply.elapsedTime / 1000, request.admission?.model);
+        if (!reply.raw.writableFinished)
+          observe(request.method, CLIENT_CLOSED_REQUEST, reply.elapsedTime / 1000, request.admission?.model);
       });
       done();
     };
@@ -49,9 +49,6 @@ export function registerObservability(app: FastifyInstance): void {
   });
   if (isTracing()) registerRequestSpans(app);
 }
-
-/** Requests counted by their route's onResponse: their closing does not count them again. */
-const observed = new WeakSet<FastifyRequest>();
 
 /** nginx's status for a client that closed the connection before its answer was sent. */
 const CLIENT_CLOSED_REQUEST = 499;

@@ -45,7 +45,6 @@ describe('chatHoldMicros', () => {
     // 2,952 bytes: 984 + 16 = 1,000 tokens estimated, at the threshold; 2,955 bytes: 1,001, above it.
     expect(hold(2_952)).toBe(tokenCostMicros(pricing, usage(1_000, 100)));
     expect(hold(2_955)).toBe(tokenCostMicros(tiered.pricing, usage(1_001, 100)));
-    expect(hold(2_955)).toBeGreaterThan(2n * tokenCostMicros(pricing, usage(1_001, 100)) - 1n);
   });
 
   it('holds at least the cost of the largest answer a request stating max_tokens allows', () => {
