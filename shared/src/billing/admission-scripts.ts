@@ -17,31 +17,59 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
-local function drop_hold(expiries, amounts, id)
-  local amount = redis.call('HGET', amounts, 'h:' .. id)
-  if amount then
-    redis.call('HDEL', amounts, 'h:' .. id)
-    redis.call('HINCRBY', amounts, 'total', '-' .. amount)
+-- A running sum of hold amounts (each at most 2^48 µIRT) stays exact as a Lua double below 2^52;
+-- a larger one leaves the total in parts.
+local EXACT_SUM = 4503599627370496
+
+-- Drops the holds \`ids\` (a list) from one hold set, in four commands whatever their number: the
+-- amounts of those still there leave the total, then their fields and expiries go.
+local function drop_holds(expiries, amounts, ids)
+  if #ids == 0 then return end
+  local fields = {}
+  for i = 1, #ids do fields[i] = 'h:' .. ids[i] end
+  local held = redis.call('HMGET', amounts, unpack(fields))
+  local sum, present = 0, false
+  for i = 1, #fields do
+    if held[i] then
+      present = true
+      local amount = tonumber(held[i])
+      if sum + amount >= EXACT_SUM then
+        redis.call('HINCRBY', amounts, 'total', int(-sum))
+        sum = 0
+      end
+      sum = sum + amount
+    end
   end
-  redis.call('ZREM', expiries, id)
+  if present then
+    redis.call('HDEL', amounts, unpack(fields))
+    if sum ~= 0 then redis.call('HINCRBY', amounts, 'total', int(-sum)) end
+  end
+  redis.call('ZREM', expiries, unpack(ids))
 end
 
 -- Drops holds whose expiry passed (a bounded batch per call) and returns what is still held.
 local function live_total(expiries, amounts, now)
-  local expired = redis.call('ZRANGEBYSCORE', expiries, '-inf', int(now), 'LIMIT', 0, 1000)
-  for _, id in ipairs(expired) do drop_hold(expiries, amounts, id) end
+  drop_holds(expiries, amounts, redis.call('ZRANGEBYSCORE', expiries, '-inf', int(now), 'LIMIT', 0, 1000))
   return tonumber(redis.call('HGET', amounts, 'total') or '0')
 end
 
+-- Holds \`amount\` for \`id\` until \`expires_at\`; a request admitted again (its hold phase, once an
+-- upload is measured) has its hold replaced.
 local function add_hold(expiries, amounts, id, amount, expires_at, ttl)
-  drop_hold(expiries, amounts, id)
+  local field = 'h:' .. id
+  if redis.call('HSETNX', amounts, field, amount) == 1 then
+    redis.call('HINCRBY', amounts, 'total', amount)
+  else
+    redis.call('HINCRBY', amounts, 'total', '-' .. redis.call('HGET', amounts, field))
+    redis.call('HSET', amounts, field, amount)
+    redis.call('HINCRBY', amounts, 'total', amount)
+  end
   redis.call('ZADD', expiries, int(expires_at), id)
-  redis.call('HSET', amounts, 'h:' .. id, amount)
-  redis.call('HINCRBY', amounts, 'total', amount)
-  -- The sets outlive their longest hold, and never get a shorter life than one they hold.
+  -- The sets outlive their longest hold and are never shortened; extended to twice the hold's life,
+  -- so that a busy set is extended about once a hold life rather than at every hold.
   if redis.call('PTTL', expiries) < ttl then
-    redis.call('PEXPIRE', expiries, ttl)
-    redis.call('PEXPIRE', amounts, ttl)
+    redis.call('PEXPIRE', expiries, int(ttl * 2))
+    redis.call('PEXPIRE', amounts, int(ttl * 2))
   end
 end
 
@@ -66,8 +94,13 @@ end
 export const ADMIT_LUA = `${HELPERS}
 local limit, window, id, estimate = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local hold_ttl, min_required, cap = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
-if redis.call('EXISTS', KEYS[2]) == 0 then return {'need_snapshot', 'wallet'} end
-if cap ~= '' and redis.call('EXISTS', KEYS[3]) == 0 then return {'need_snapshot', 'spend'} end
+local balance = redis.call('HGET', KEYS[2], 'balance')
+if not balance then return {'need_snapshot', 'wallet'} end
+local spent
+if cap ~= '' then
+  spent = redis.call('HGET', KEYS[3], 'spent')
+  if not spent then return {'need_snapshot', 'spend'} end
+end
 local count, reset
 if ARGV[9] == '0' then
   -- A second phase of an already counted request (a hold taken once an upload is measured).
@@ -87,12 +120,10 @@ end
 local remaining = math.max(limit - count, 0)
 local now = now_ms()
 local held = live_total(KEYS[4], KEYS[5], now)
-local balance = tonumber(redis.call('HGET', KEYS[2], 'balance'))
-if balance - held < min_required then return {'insufficient_quota', limit, remaining, reset} end
+if tonumber(balance) - held < min_required then return {'insufficient_quota', limit, remaining, reset} end
 local key_held = live_total(KEYS[6], KEYS[7], now)
 if cap ~= '' then
-  local spent = tonumber(redis.call('HGET', KEYS[3], 'spent'))
-  if spent + key_held >= tonumber(cap) then return {'spend_limit_reached', limit, remaining, reset} end
+  if tonumber(spent) + key_held >= tonumber(cap) then return {'spend_limit_reached', limit, remaining, reset} end
 end
 if ARGV[8] ~= '1' then return {'model_not_allowed', limit, remaining, reset} end
 if estimate ~= '0' then
@@ -115,7 +146,9 @@ local at = 3
 local k = 1
 for _ = 1, tonumber(ARGV[2]) do
   local count = tonumber(ARGV[at])
-  for i = 1, count do drop_hold(KEYS[k], KEYS[k + 1], ARGV[at + i]) end
+  local ids = {}
+  for i = 1, count do ids[i] = ARGV[at + i] end
+  drop_holds(KEYS[k], KEYS[k + 1], ids)
   at = at + count + 1
   k = k + 2
 end

@@ -1,0 +1,173 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type LocalRedis, startRedisServer } from '../../../../infra/local-services/redis-server.ts';
+import {
+  type AdmitCall,
+  type BillingScripts,
+  registerBillingScripts,
+} from '../../../../shared/src/billing/billing-scripts.ts';
+import { MAX_HOLD_MICROS } from '../../../../shared/src/billing/hold-estimate.ts';
+import type { HoldKeys } from '../../../../shared/src/billing/redis-keys.ts';
+import { createRedis } from '../../../../shared/src/redis/redis.ts';
+
+/**
+ * The billing scripts on a Redis of their own, so that `INFO commandstats` counts exactly the
+ * commands they run: every api replica's admissions and settlements go through one Redis, whose
+ * time per request bounds the requests per second of the whole deployment.
+ */
+let server: LocalRedis;
+let redis: Redis;
+let scripts: BillingScripts;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  redis = createRedis(server.url);
+  scripts = registerBillingScripts(redis);
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await server.process.stop();
+});
+
+beforeEach(async () => {
+  await redis.flushall();
+});
+
+const LEASE_MS = 60_000;
+const wallet: HoldKeys = { expiries: 'holds:w', amounts: 'holds:w:amounts' };
+const key: HoldKeys = { expiries: 'holds:k', amounts: 'holds:k:amounts' };
+
+function admitCall(
+  requestId: string,
+  estimate: bigint,
+  options: { count?: boolean; ttlMs?: number } = {},
+): AdmitCall {
+  return {
+    rateWindow: 'rate:k',
+    walletSnapshot: 'snap:w',
+    spendSnapshot: 'snap:k',
+    walletHolds: wallet,
+    keyHolds: key,
+    args: [
+      3000,
+      60_000,
+      requestId,
+      estimate,
+      options.ttlMs ?? LEASE_MS,
+      0n,
+      null,
+      true,
+      options.count ?? true,
+    ],
+  };
+}
+
+const settleCall = (requestId: string) => ({
+  requestId,
+  walletHolds: wallet,
+  keyHolds: key,
+  wallet: null,
+  spend: null,
+});
+
+/** Commands Redis ran inside scripts (and the script calls themselves apart) since the last reset. */
+async function commandCounts(): Promise<{ scripts: number; inside: number; byName: Record<string, number> }> {
+  const byName: Record<string, number> = {};
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const match = /^cmdstat_([\w|]+):calls=(\d+)/.exec(line);
+    if (match) byName[match[1] as string] = Number(match[2]);
+  }
+  const scriptCalls = (byName.evalsha ?? 0) + (byName.eval ?? 0);
+  const inside = Object.entries(byName)
+    .filter(([name]) => !['evalsha', 'eval', 'script|load', 'config|resetstat', 'info'].includes(name))
+    .reduce((sum, [, calls]) => sum + calls, 0);
+  return { scripts: scriptCalls, inside, byName };
+}
+
+async function total(holds: HoldKeys): Promise<string | null> {
+  return redis.hget(holds.amounts, 'total');
+}
+
+describe('billing scripts: Redis work per request', () => {
+  it('admits with a hold in 16 commands once its hold sets have their life', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    // The first hold creates the sets and gives them their life.
+    expect((await scripts.admit(admitCall('req-0', 5_000n)))[0]).toBe('admitted');
+    await redis.config('RESETSTAT');
+    for (let i = 1; i <= 10; i++)
+      expect((await scripts.admit(admitCall(`req-${i}`, 5_000n)))[0]).toBe('admitted');
+    const counts = await commandCounts();
+    expect(counts.scripts).toBe(10);
+    // Snapshot, rate window (2), clock, then per hold set: expired sweep, total, and the hold (3 + life check).
+    expect(counts.inside).toBe(10 * 16);
+    expect(counts.byName.pexpire ?? 0).toBe(0);
+    expect(await total(wallet)).toBe(String(11 * 5_000));
+  });
+
+  it('settles many holds of one wallet and key in four commands per hold set', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    const ids = Array.from({ length: 100 }, (_, i) => `req-${i}`);
+    for (const id of ids) await scripts.admit(admitCall(id, 7_000n));
+    await redis.config('RESETSTAT');
+    await scripts.settle(ids.map(settleCall), 60_000);
+    const counts = await commandCounts();
+    expect(counts.scripts).toBe(1);
+    expect(counts.inside).toBe(2 * 4);
+    expect(await total(wallet)).toBe('0');
+    expect(await total(key)).toBe('0');
+    expect(await redis.exists(wallet.expiries, key.expiries)).toBe(0);
+    expect(await redis.hlen(wallet.amounts)).toBe(1);
+  });
+});
+
+describe('billing scripts: hold arithmetic stays exact', () => {
+  it('drops 100 holds of the largest size in one call back to a total of exactly 0', async () => {
+    // 100 × 2^48 passes 2^53, where a sum kept in a Lua double would lose units.
+    const big = MAX_HOLD_MICROS - 1n;
+    await redis.hset('snap:w', 'balance', String(200n * MAX_HOLD_MICROS), 'version', '1');
+    const ids = Array.from({ length: 100 }, (_, i) => `big-${i}`);
+    for (const id of ids) expect((await scripts.admit(admitCall(id, big)))[0]).toBe('admitted');
+    expect(await total(wallet)).toBe(String(100n * big));
+    await scripts.admit(admitCall('small', 3n));
+    await scripts.settle(ids.map(settleCall), 60_000);
+    expect(await total(wallet)).toBe('3');
+    expect(await total(key)).toBe('3');
+  });
+
+  it('replaces the hold of a request admitted again (its hold phase) by the new amount', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    await scripts.admit(admitCall('other', 11n));
+    await scripts.admit(admitCall('upload', 500n));
+    expect(await total(wallet)).toBe('511');
+    expect((await scripts.admit(admitCall('upload', 1_234n, { count: false })))[0]).toBe('admitted');
+    expect(await total(wallet)).toBe(String(11 + 1_234));
+    expect(await total(key)).toBe(String(11 + 1_234));
+    expect(await redis.hget(wallet.amounts, 'h:upload')).toBe('1234');
+    await scripts.settle([settleCall('upload')], 60_000);
+    expect(await total(wallet)).toBe('11');
+  });
+
+  it('leaves the total alone for holds already gone, and drops expired holds at the next admission', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    await scripts.admit(admitCall('kept', 40n));
+    await scripts.admit(admitCall('short', 2n, { ttlMs: 50 }));
+    await scripts.settle([settleCall('never-held'), settleCall('also-missing')], 60_000);
+    expect(await total(wallet)).toBe('42');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await scripts.admit(admitCall('next', 100n));
+    expect(await total(wallet)).toBe('140');
+    expect(await redis.zscore(wallet.expiries, 'short')).toBeNull();
+    expect(await redis.hexists(wallet.amounts, 'h:short')).toBe(0);
+  });
+
+  it('gives the hold sets a life of at least the longest hold, never shortened by a shorter one', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    const day = 24 * 3600 * 1000;
+    await scripts.admit(admitCall('video', 10n, { ttlMs: day }));
+    await scripts.admit(admitCall('chat', 10n));
+    for (const name of [wallet.expiries, wallet.amounts, key.expiries, key.amounts]) {
+      expect(await redis.pttl(name)).toBeGreaterThan(day - 5_000);
+    }
+  });
+});
