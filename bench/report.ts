@@ -12,6 +12,7 @@ import { writeKeepingAnalysis } from './kept-analysis.ts';
 import { formatLoopDelay, type LoopDelay } from './loop-delay.ts';
 import type { ManyStreamsResult } from './many-streams.ts';
 import type { ProfileSummary, Share } from './profile-summary.ts';
+import type { RedisWork } from './redis-work.ts';
 import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
 
 /** What one phase's gateway left in its store, read from outside once the phase ended. */
@@ -27,6 +28,8 @@ export interface PhaseStore {
   readonly ledgerCheck: LedgerVerdict | undefined;
   /** The api's event-loop delay during the phase's load (null: not recorded). */
   readonly apiLoopDelay: LoopDelay | null;
+  /** The phase's Redis: the billing scripts' calls, commands and time (absent in older runs). */
+  readonly redisWork?: RedisWork | null;
 }
 
 export interface RunInfo {
@@ -138,6 +141,12 @@ function shortened(info: RunInfo): boolean {
   return s.duration < 10 || s.rounds < 3 || s.warmupFirst < 20;
 }
 
+/** The billing scripts' Redis time and commands per ledger row. */
+function formatRedisWork(work: RedisWork | null | undefined, ledgerRows: number | undefined): string {
+  if (work === undefined || work === null || ledgerRows === undefined || ledgerRows === 0) return 'n/a';
+  return `${(work.scriptMicros / ledgerRows).toFixed(1)} µs / ${(work.commandsInScripts / ledgerRows).toFixed(1)}`;
+}
+
 /** Per phase: the SQLite file's size and ledger rows, the ledger check, the api's loop delay. */
 function storeSection(info: RunInfo): string {
   let md = '## Store: SQLite, per phase\n\n';
@@ -146,9 +155,11 @@ function storeSection(info: RunInfo): string {
   md +=
     "Each phase's gateway ran on its own fresh SQLite file (node:sqlite, WAL, `synchronous = NORMAL`), nothing pruned; read read-only from outside (`bench/store-file.ts`) when the phase's load ended (the api still running) and after the api's graceful close (queued settlements written, WAL checkpointed). Ledger check: every wallet against the sum of its ledger entries on the closed file (the comparison of `npm run ledger:check`). Event-loop delay of the api during the load: `perf_hooks.monitorEventLoopDelay` (10 ms timer; the delay beyond it), loaded with `node --import bench/loop-delay-preload.ts`, the api unchanged; p50/p99 are medians over the seconds of each second's percentile.\n\n";
   md +=
-    '| phase | file | size at load end (db + wal) | size after close | ledger rows at load end | ledger rows after close | ledger check | api event-loop delay during the load |\n|---|---|---|---|---|---|---|---|\n';
+    "Redis work per charge: the phase's Redis (`INFO commandstats` when the load ended, `bench/redis-work.ts`): the billing scripts' own time in Redis (their commands included) and the commands they ran, over the ledger rows at load end; every api replica's admissions and settlements share one Redis, which runs them one at a time.\n\n";
+  md +=
+    '| phase | file | size at load end (db + wal) | size after close | ledger rows at load end | ledger rows after close | ledger check | api event-loop delay during the load | Redis per charge: script µs / commands |\n|---|---|---|---|---|---|---|---|---|\n';
   for (const [phase, s] of phases)
-    md += `| ${phase} | \`${s.file}\` | ${formatSize(s.atLoadEnd?.size)} | ${formatSize(s.afterClose?.size)} | ${s.atLoadEnd?.ledgerRows ?? 'n/a'} | ${s.afterClose?.ledgerRows ?? 'n/a'} | ${describeVerdict(s.ledgerCheck)} | ${formatLoopDelay(s.apiLoopDelay)} |\n`;
+    md += `| ${phase} | \`${s.file}\` | ${formatSize(s.atLoadEnd?.size)} | ${formatSize(s.afterClose?.size)} | ${s.atLoadEnd?.ledgerRows ?? 'n/a'} | ${s.afterClose?.ledgerRows ?? 'n/a'} | ${describeVerdict(s.ledgerCheck)} | ${formatLoopDelay(s.apiLoopDelay)} | ${formatRedisWork(s.redisWork, s.atLoadEnd?.ledgerRows)} |\n`;
   const differing = phases.flatMap(([phase, s]) =>
     (s.ledgerCheck?.differences ?? [])
       .slice(0, 5)

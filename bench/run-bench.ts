@@ -44,6 +44,7 @@ import {
   waitForHttp,
 } from './processes.ts';
 import { summarizeProfile } from './profile-summary.ts';
+import { readRedisWork } from './redis-work.ts';
 import { type PhaseStore, type RunInfo, writeResults } from './report.ts';
 import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
 
@@ -158,6 +159,7 @@ interface Gateway {
   readonly api: Owned;
   readonly url: string;
   readonly redis: Owned;
+  readonly redisUrl: string;
   /** The phase's scratch folder (the SQLite file, s3rver's data, the api's loop-delay samples). */
   readonly scratch: string;
   readonly sqlitePath: string;
@@ -253,7 +255,8 @@ async function startGateway(
     log(
       `${phase}: api ${url} (pid ${api.pid}) on a fresh SQLite file ${relative(ROOT, sqlitePath)} and an empty Redis, ${loadKeys.length} keys, ready in ${seconds} s`,
     );
-    return { api, url, redis, scratch, sqlitePath, loadKeys, probeKey, keysFile, stopApi, stop };
+    const redisUrl = redisLocal.url;
+    return { api, url, redis, redisUrl, scratch, sqlitePath, loadKeys, probeKey, keysFile, stopApi, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -319,6 +322,7 @@ async function main(): Promise<void> {
       // The file when the load ended (the api still running), then after the api's graceful close
       // (queued settlements written, the WAL checkpointed), then the ledger check on the closed file.
       const atLoadEnd = snapshotStore(gateway.sqlitePath);
+      const redisWork = await readRedisWork(gateway.redisUrl);
       await gateway.stopApi();
       const afterClose = snapshotStore(gateway.sqlitePath);
       let ledgerCheck: PhaseStore['ledgerCheck'];
@@ -334,6 +338,7 @@ async function main(): Promise<void> {
         afterClose,
         ledgerCheck,
         apiLoopDelay: loopDelayOf(join(gateway.scratch, 'loop-delay'), 'api', loadFrom, loadTo),
+        redisWork,
       };
       log(
         `${phase}: SQLite ${formatSize(afterClose?.size)} after close, ${afterClose?.ledgerRows ?? 'n/a'} ledger rows; ledger check: ${describeVerdict(ledgerCheck)}`,
