@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import { WatchList } from './watch-list.ts';
 
 export interface BodyReadDeadlineOptions {
   /** `BODY_READ_TIMEOUT_MS`: the longest silence between two chunks of a body being read. */
@@ -15,6 +16,8 @@ interface Watched {
   /** The socket's byte count when last seen, and since when it has not moved while being read. */
   bytes: number;
   since: number;
+  /** Its place in the watch list; -1 once it left it. */
+  at: number;
 }
 
 /**
@@ -27,7 +30,7 @@ interface Watched {
  * not reading yet (admission runs first) or has paused (an S3 upload applying backpressure) is
  * not the client's delay. Progress is the socket's byte count, sampled every quarter of the
  * timeout by one timer for the whole server, so a stall is answered between 1× and 1.25× the
- * timeout after the last byte, and a request costs a set entry, not a timer of its own.
+ * timeout after the last byte, and a request costs a list entry, not a timer of its own.
  *
  * The stall is delivered as an error event on the request stream, where its reader listens: the
  * JSON body parser answers it through the error handler, the multipart reader ends its parts
@@ -38,28 +41,29 @@ export function registerBodyReadDeadline(app: FastifyInstance, options: BodyRead
   const { timeoutMs } = options;
   const clock = options.clock ?? Date.now;
   const period = Math.max(5, Math.floor(timeoutMs / 4));
-  const watched = new Set<Watched>();
+  // A list, not a Set: see WatchList.
+  const watched = new WatchList<Watched>();
   let sweeper: NodeJS.Timeout | undefined;
 
   function sweep(): void {
     const now = clock();
-    for (const entry of watched) {
+    watched.forEach((entry) => {
       const raw = entry.request.raw;
       if (raw.complete || raw.destroyed || entry.reply.sent) {
         watched.delete(entry);
-        continue;
+        return;
       }
       const bytes = raw.socket?.bytesRead ?? 0;
       if (bytes !== entry.bytes || raw.readableFlowing !== true) {
         entry.bytes = bytes;
         entry.since = now;
-        continue;
+        return;
       }
       if (now - entry.since >= timeoutMs) {
         watched.delete(entry);
         expire(entry);
       }
-    }
+    });
     if (watched.size === 0 && sweeper !== undefined) {
       clearInterval(sweeper);
       sweeper = undefined;
@@ -78,7 +82,7 @@ export function registerBodyReadDeadline(app: FastifyInstance, options: BodyRead
     const raw = request.raw;
     // `complete` is only false on a real socket (not under `inject`), with the body still arriving.
     if (raw.complete === false && hasBody(raw)) {
-      const entry: Watched = { request, reply, bytes: raw.socket?.bytesRead ?? 0, since: clock() };
+      const entry: Watched = { request, reply, bytes: raw.socket?.bytesRead ?? 0, since: clock(), at: -1 };
       watched.add(entry);
       // Answered (or the connection lost): nothing left to watch.
       reply.raw.once('close', () => watched.delete(entry));
