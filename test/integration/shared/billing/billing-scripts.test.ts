@@ -161,6 +161,19 @@ describe('billing scripts: hold arithmetic stays exact', () => {
     expect(await redis.hexists(wallet.amounts, 'h:short')).toBe(0);
   });
 
+  it('sweeps a thousand expired holds in one admission (the most one call drops), the total exact', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    const pipeline = redis.pipeline();
+    for (let i = 0; i < 1_000; i++) pipeline.hset(wallet.amounts, `h:gone-${i}`, '7');
+    for (let i = 0; i < 1_000; i++) pipeline.zadd(wallet.expiries, '1', `gone-${i}`);
+    pipeline.hset(wallet.amounts, 'total', '7000');
+    await pipeline.exec();
+    expect((await scripts.admit(admitCall('fresh', 5n)))[0]).toBe('admitted');
+    expect(await total(wallet)).toBe('5');
+    expect(await redis.zcard(wallet.expiries)).toBe(1);
+    expect(await redis.hlen(wallet.amounts)).toBe(2);
+  });
+
   it('gives the hold sets a life of at least the longest hold, never shortened by a shorter one', async () => {
     await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
     const day = 24 * 3600 * 1000;
