@@ -1,3 +1,5 @@
+// First: V8 settings that must hold before the rest of the process is loaded.
+import './gc-settings.ts';
 import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
