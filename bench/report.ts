@@ -99,7 +99,16 @@ interface HarnessResults {
 type ProbeRow = Record<string, string>;
 
 /** The process whose CPU is charged to each target. */
-const OWN_PROCESS: Readonly<Record<string, string>> = { direct: 'mock', gateway: 'api', portkey: 'portkey' };
+const OWN_PROCESS: Readonly<Record<string, string>> = {
+  direct: 'mock',
+  gateway: 'api',
+  portkey: 'portkey',
+  floor: 'floor',
+};
+
+/** What the floor target is, said under each table it appears in. */
+const FLOOR_NOTE =
+  "**floor**: `bench/floor-proxy.ts`, the hops of a gateway request made with the api's own libraries and nothing else (Fastify with its default JSON parser, one `EVALSHA` through ioredis with the admission script's shape, one undici request to the mock, the answer parsed and serialized again; no key check, validation, billing, settlement nor metrics), on the api's CPU: what the libraries and this machine cost by themselves, so the gateway's figures above it are what its own work adds.";
 
 const n = (x: number | undefined, digits = 2) =>
   x === undefined || Number.isNaN(x) ? 'n/a' : x >= 100 ? x.toFixed(0) : x.toFixed(digits);
@@ -234,7 +243,8 @@ export function writeResults(info: RunInfo): string {
     }
     const direct = find(delay, 'direct');
     const portkey = find(delay, 'portkey');
-    md += `Medians of ${info.settings.rounds} alternating rounds of ${info.settings.duration} s. CPU-ms/req: CPU time of the target's own process (direct: the mock; gateway: the api, SQLite included, since it runs in the api's process; Portkey: its process) per request sent; Redis is listed apart.\n\n`;
+    const floor = find(delay, 'floor');
+    md += `Medians of ${info.settings.rounds} alternating rounds of ${info.settings.duration} s. CPU-ms/req: CPU time of the target's own process (direct: the mock; gateway: the api, SQLite included, since it runs in the api's process; Portkey: its process; floor: its process) per request sent; Redis is listed apart.${floor ? ` ${FLOOR_NOTE}` : ''}\n\n`;
     md +=
       '| target | req/s | p50 ms | p99 ms | errors | CPU-ms/req | Redis CPU-ms/req | req/s vs direct | req/s vs Portkey | added p50 ms |\n';
     md += '|---|---|---|---|---|---|---|---|---|---|\n';
@@ -249,12 +259,12 @@ export function writeResults(info: RunInfo): string {
     const phaseStore = info.store?.[`load-${delay}`];
     md += `\nRound by round (req/s; the gateway's upstream hits counted at the mock, to show it proxied every request; ledger rows when the phase's load ended: ${phaseStore?.atLoadEnd?.ledgerRows ?? 'n/a'}, after the api's graceful close: ${phaseStore?.afterClose?.ledgerRows ?? 'n/a'}, none pruned; ledger check: ${describeVerdict(phaseStore?.ledgerCheck)}):\n\n`;
     md +=
-      '| round | direct | gateway | gateway p50 ms | gateway errors | gateway upstream hits / ok | Portkey |\n|---|---|---|---|---|---|---|\n';
+      '| round | direct | gateway | gateway p50 ms | gateway errors | gateway upstream hits / ok | Portkey | floor |\n|---|---|---|---|---|---|---|---|\n';
     for (let round = 1; round <= info.settings.rounds; round++) {
       const seg = (target: string) =>
         results.segments.find((s) => s.round === round && s.target === target && s.delayMs === delay);
       const gw = seg('gateway');
-      md += `| ${round} | ${seg('direct')?.rps.toFixed(0) ?? 'n/a'} | ${gw?.rps.toFixed(0) ?? 'n/a'} | ${n(gw?.ms.p50)} | ${gw ? gw.non2xx + gw.socketErrors : 'n/a'} | ${gw?.upstreamHits ?? 'n/a'} / ${gw?.ok ?? 'n/a'} | ${seg('portkey')?.rps.toFixed(0) ?? 'n/a'} |\n`;
+      md += `| ${round} | ${seg('direct')?.rps.toFixed(0) ?? 'n/a'} | ${gw?.rps.toFixed(0) ?? 'n/a'} | ${n(gw?.ms.p50)} | ${gw ? gw.non2xx + gw.socketErrors : 'n/a'} | ${gw?.upstreamHits ?? 'n/a'} / ${gw?.ok ?? 'n/a'} | ${seg('portkey')?.rps.toFixed(0) ?? 'n/a'} | ${seg('floor')?.rps.toFixed(0) ?? 'n/a'} |\n`;
     }
     const answered = results.segments
       .filter((x) => x.target === 'gateway' && x.delayMs === delay)
@@ -266,7 +276,7 @@ export function writeResults(info: RunInfo): string {
       const added = gateway.p50 - direct.p50;
       verdicts.push({
         what: '50 ms upstream: gateway req/s ≥ 0.95 × direct',
-        measured: `${gateway.rps.toFixed(0)} vs ${direct.rps.toFixed(0)} req/s = ${ratio.toFixed(3)}`,
+        measured: `${gateway.rps.toFixed(0)} vs ${direct.rps.toFixed(0)} req/s = ${ratio.toFixed(3)}${floor ? ` (floor: ${(floor.rps / direct.rps).toFixed(3)})` : ''}`,
         met: ratio >= 0.95,
         gap:
           ratio >= 0.95
@@ -275,7 +285,7 @@ export function writeResults(info: RunInfo): string {
       });
       verdicts.push({
         what: '50 ms upstream: added p50 ≤ 2 ms',
-        measured: `${n(gateway.p50)} vs ${n(direct.p50)} ms = ${signed(added)} ms`,
+        measured: `${n(gateway.p50)} vs ${n(direct.p50)} ms = ${signed(added)} ms${floor ? ` (floor: ${signed(floor.p50 - direct.p50)} ms)` : ''}`,
         met: added <= 2,
         gap: added <= 2 ? '–' : `${n(added - 2)} ms over`,
       });
@@ -285,7 +295,7 @@ export function writeResults(info: RunInfo): string {
       for (const times of [2, 2.5, 3])
         verdicts.push({
           what: `0 ms upstream: gateway req/s ≥ ${times} × Portkey`,
-          measured: `${gateway.rps.toFixed(0)} vs ${portkey.rps.toFixed(0)} req/s = ${ratio.toFixed(3)} ×`,
+          measured: `${gateway.rps.toFixed(0)} vs ${portkey.rps.toFixed(0)} req/s = ${ratio.toFixed(3)} ×${floor ? ` (floor: ${(floor.rps / portkey.rps).toFixed(2)} ×)` : ''}`,
           met: ratio >= times,
           gap: ratio >= times ? '–' : `${(times * portkey.rps - gateway.rps).toFixed(0)} req/s short`,
         });
@@ -293,7 +303,7 @@ export function writeResults(info: RunInfo): string {
       if (cpu !== undefined)
         verdicts.push({
           what: '0 ms upstream: api CPU per request ≤ 0.15 ms',
-          measured: `${n(cpu, 3)} CPU-ms/req (Portkey ${n(portkey.procs.portkey?.cpuMsPerReq, 3)})`,
+          measured: `${n(cpu, 3)} CPU-ms/req (Portkey ${n(portkey.procs.portkey?.cpuMsPerReq, 3)}${floor ? `, floor ${n(floor.procs.floor?.cpuMsPerReq, 3)}` : ''})`,
           met: cpu <= 0.15,
           gap: cpu <= 0.15 ? '–' : `${n(cpu - 0.15, 3)} ms over`,
         });
@@ -326,7 +336,7 @@ export function writeResults(info: RunInfo): string {
   }
   if (info.streams !== undefined) md += manyStreamsSection(info.streams, verdicts);
   md += '\n## Sequential requests (one at a time)\n\n';
-  md += `Non-streaming, concurrency 1, 0 ms upstream delay, 200 timed requests per target after ${warmup} un-timed ones (node:http client, sub-ms resolution): the per-request latency each hop adds without queueing.\n\n`;
+  md += `Non-streaming, concurrency 1, 0 ms upstream delay, 200 timed requests per target after ${warmup} un-timed ones (node:http client, sub-ms resolution): the per-request latency each hop adds without queueing${sequential.some((r) => r.target === 'floor') ? ' (floor: the libraries alone, as in the load tables)' : ''}.\n\n`;
   md += '| target | ok/n | p50 ms | p99 ms | mean ms | added p50 ms |\n|---|---|---|---|---|---|\n';
   const seqDirect = sequential.find((r) => r.target === 'direct');
   const addedP50 = (r: ProbeRow | undefined) =>
@@ -336,10 +346,11 @@ export function writeResults(info: RunInfo): string {
   }
   const seqGateway = addedP50(sequential.find((r) => r.target === 'gateway'));
   const seqPortkey = addedP50(sequential.find((r) => r.target === 'portkey'));
+  const seqFloor = addedP50(sequential.find((r) => r.target === 'floor'));
   if (!Number.isNaN(seqGateway) && !Number.isNaN(seqPortkey))
     verdicts.push({
       what: "sequential: gateway's added p50 ≤ Portkey's",
-      measured: `${signed(seqGateway)} vs ${signed(seqPortkey)} ms`,
+      measured: `${signed(seqGateway)} vs ${signed(seqPortkey)} ms${Number.isNaN(seqFloor) ? '' : ` (floor ${signed(seqFloor)})`}`,
       met: seqGateway <= seqPortkey,
       gap: seqGateway <= seqPortkey ? '–' : `${n(seqGateway - seqPortkey)} ms over`,
     });

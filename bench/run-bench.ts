@@ -51,6 +51,8 @@ import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HARNESS_SOURCE = join(ROOT, '..', 'shared', 'bench');
 const HARNESS = join(ROOT, '.local', 'bench-harness');
+/** The libraries' own cost, beside the api: always from the work tree, whatever BENCH_REF measures. */
+const FLOOR_PROXY = join(ROOT, 'bench', 'floor-proxy.ts');
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] === undefined ? fallback : Number(env[name]));
 
@@ -122,9 +124,12 @@ interface Peers {
   readonly mockUrl: string;
   readonly portkey: Owned;
   readonly portkeyUrl: string;
+  /** The floor proxy (bench/floor-proxy.ts) and the Redis of its one script call per request. */
+  readonly floor: Owned;
+  readonly floorUrl: string;
 }
 
-/** The mock upstream and the Portkey peer: stateless, started once for the whole run. */
+/** The mock upstream, the Portkey peer and the floor proxy: started once for the whole run. */
 async function startPeers(): Promise<Peers> {
   const mockPort = await freePort();
   const mock = startProcess({
@@ -148,7 +153,20 @@ async function startPeers(): Promise<Peers> {
   });
   const portkeyUrl = `http://127.0.0.1:${portkeyPort}`;
   await waitForHttp(`${portkeyUrl}/`, portkey);
-  return { mock, mockUrl, portkey, portkeyUrl };
+  const floorRedis = await startRedisServer('redis-server', { detached: true });
+  pinRunning(own('redis-server (floor)', floorRedis.process.child).pid, settings.storesCpus);
+  const floorPort = await freePort();
+  const floor = startProcess({
+    name: 'floor-proxy',
+    command: process.execPath,
+    args: [FLOOR_PROXY, '--port', String(floorPort), '--upstream', mockUrl, '--redis', floorRedis.url],
+    cwd: ROOT,
+    logFile: join(LOGS, 'floor-proxy.log'),
+    cpus: settings.serverCpus,
+  });
+  const floorUrl = `http://127.0.0.1:${floorPort}`;
+  await waitForHttp(`${floorUrl}/`, floor);
+  return { mock, mockUrl, portkey, portkeyUrl, floor, floorUrl };
 }
 
 /**
@@ -297,6 +315,7 @@ async function main(): Promise<void> {
   log(`mock ${peers.mockUrl}, portkey ${peers.portkeyUrl}`);
   const direct = { name: 'direct', url: peers.mockUrl, headers: { authorization: 'Bearer sk-mock' } };
   const portkey = { name: 'portkey', url: peers.portkeyUrl, headers: PORTKEY_HEADERS };
+  const floor = { name: 'floor', url: peers.floorUrl, headers: {} };
   const gatewayTarget = (gateway: Gateway, key: string) => ({
     name: 'gateway',
     url: gateway.url,
@@ -360,6 +379,7 @@ async function main(): Promise<void> {
       `api:${gateway.api.pid}`,
       `redis:${gateway.redis.pid}`,
       `portkey:${peers.portkey.pid}`,
+      `floor:${peers.floor.pid}`,
     ].join(','),
     CONNECTIONS: String(settings.connections),
     DELAYS: String(delay),
@@ -379,6 +399,7 @@ async function main(): Promise<void> {
           direct,
           gatewayTarget(gateway, gateway.loadKeys[0] ?? ''),
           portkey,
+          floor,
         ]),
         OUT_DIR: join(OUT, `load-${delay}`),
       }),
@@ -445,6 +466,7 @@ async function main(): Promise<void> {
           direct,
           gatewayTarget(gateway, gateway.probeKey),
           portkey,
+          floor,
         ]),
         OUT_DIR: OUT,
         STREAM_WARMUP: String(settings.probeWarmup),

@@ -1,0 +1,76 @@
+/**
+ * The bench's "floor": the hops of a gateway request made with the gateway's own libraries and
+ * nothing else, measured beside the api in the same run, so the results show how much of the
+ * api's CPU per request is the libraries' own cost (and the machine's) and how much is the
+ * gateway's work on top of them.
+ *
+ * Per `POST /v1/chat/completions`: Fastify with its default JSON body parser (no schema, hooks,
+ * plugins nor logging), one `EVALSHA` through ioredis with the admission script's shape (7 keys,
+ * 9 arguments, a small array back), one request to the upstream through an undici `Agent`
+ * (keep-alive), the answer parsed and serialized again. No key check, validation, billing,
+ * settlement, metrics nor error handling: those are what the api adds.
+ *
+ * Usage: node bench/floor-proxy.ts --port N --upstream http://127.0.0.1:M --redis redis://...
+ * Prints `floor-proxy listening on <url>` once ready.
+ */
+import { parseArgs } from 'node:util';
+import Fastify from 'fastify';
+import { Redis } from 'ioredis';
+import { Agent } from 'undici';
+
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, upstream: { type: 'string' }, redis: { type: 'string' } },
+});
+if (!values.port || !values.upstream || !values.redis) {
+  console.error('usage: node bench/floor-proxy.ts --port N --upstream URL --redis URL');
+  process.exit(2);
+}
+
+/** One hash field counted per request: a Redis round trip that reads and writes, like an admission. */
+const FLOOR_LUA = `
+local n = redis.call('HINCRBY', KEYS[1], 'requests', 1)
+return {1, n, ARGV[1]}
+`;
+const KEYS = [
+  'floor:rate',
+  'floor:wallet',
+  'floor:spend',
+  'floor:wh:e',
+  'floor:wh:a',
+  'floor:kh:e',
+  'floor:kh:a',
+];
+
+type FloorCommand = (...args: string[]) => Promise<unknown>;
+const redis = new Redis(values.redis, { enableAutoPipelining: false });
+redis.defineCommand('floorAdmit', { numberOfKeys: KEYS.length, lua: FLOOR_LUA });
+const floorAdmit = (redis as unknown as Record<string, FloorCommand>).floorAdmit?.bind(redis) as FloorCommand;
+
+const upstream = new URL('/v1/chat/completions', values.upstream);
+const agent = new Agent({ connections: 4096, keepAliveTimeout: 30_000 });
+
+const app = Fastify({ logger: false });
+app.post('/v1/chat/completions', async (request, reply) => {
+  const body = request.body as { model?: unknown };
+  await floorAdmit(...KEYS, '3000', '60000', request.id, '1000', '60000', '0', '', '1', '1');
+  const answer = await agent.request({
+    origin: upstream.origin,
+    path: upstream.pathname,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-anything' },
+    body: JSON.stringify(body),
+  });
+  const parsed: unknown = JSON.parse(await answer.body.text());
+  reply.code(answer.statusCode).header('content-type', 'application/json; charset=utf-8');
+  return JSON.stringify(parsed);
+});
+
+const address = await app.listen({ host: '127.0.0.1', port: Number(values.port) });
+console.log(`floor-proxy listening on ${address}`);
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, () => {
+    void app
+      .close()
+      .then(() => redis.quit())
+      .finally(() => process.exit(0));
+  });
