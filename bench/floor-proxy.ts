@@ -65,8 +65,7 @@ app.post('/v1/chat/completions', async (request, reply) => {
   return JSON.stringify(parsed);
 });
 
-const address = await app.listen({ host: '127.0.0.1', port: Number(values.port) });
-console.log(`floor-proxy listening on ${address}`);
+// Before it says it listens: whoever stops it once it has said so gets a clean stop.
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.once(signal, () => {
     void app
@@ -74,3 +73,5 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const)
       .then(() => redis.quit())
       .finally(() => process.exit(0));
   });
+const address = await app.listen({ host: '127.0.0.1', port: Number(values.port) });
+console.log(`floor-proxy listening on ${address}`);

@@ -9,9 +9,16 @@ export interface SpawnedEntry {
   exited(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs a project entry (`api/src/main.ts`, …) on this Node with exactly the given environment. */
-export function spawnEntry(entry: string, env: Record<string, string | undefined>): SpawnedEntry {
-  const child = spawn(process.execPath, [entry], {
+/**
+ * Runs a project entry (`api/src/main.ts`, …) on this Node with exactly the given environment
+ * (and command-line arguments, if any).
+ */
+export function spawnEntry(
+  entry: string,
+  env: Record<string, string | undefined>,
+  args: readonly string[] = [],
+): SpawnedEntry {
+  const child = spawn(process.execPath, [entry, ...args], {
     env: { PATH: process.env.PATH, ...env } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
