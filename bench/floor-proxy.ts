@@ -7,16 +7,19 @@
  * Per `POST /v1/chat/completions`: Fastify with its default JSON body parser (no schema, hooks,
  * plugins nor logging), one `EVALSHA` through ioredis with the admission script's shape (7 keys,
  * 9 arguments, a small array back), one request to the upstream through an undici `Agent`
- * (keep-alive), the answer parsed and serialized again. No key check, validation, billing,
- * settlement, metrics nor error handling: those are what the api adds.
+ * (keep-alive), the answer parsed and serialized again; the Redis connection and the Agent are
+ * made by the api's own factories (`createRedis`, `createUpstreamAgent` with the default
+ * `UPSTREAM_*` settings), so their options and timers are the api's. No key check, validation,
+ * billing, settlement, metrics nor error handling: those are what the api adds.
  *
  * Usage: node bench/floor-proxy.ts --port N --upstream http://127.0.0.1:M --redis redis://...
  * Prints `floor-proxy listening on <url>` once ready.
  */
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
-import { Redis } from 'ioredis';
-import { Agent } from 'undici';
+import { UPSTREAM_DEFAULTS } from '../shared/src/config/config.ts';
+import { createRedis } from '../shared/src/redis/redis.ts';
+import { createUpstreamAgent } from '../shared/src/upstream/upstream-client.ts';
 
 const { values } = parseArgs({
   options: { port: { type: 'string' }, upstream: { type: 'string' }, redis: { type: 'string' } },
@@ -42,12 +45,12 @@ const KEYS = [
 ];
 
 type FloorCommand = (...args: string[]) => Promise<unknown>;
-const redis = new Redis(values.redis, { enableAutoPipelining: false });
+const redis = createRedis(values.redis, { connectionName: 'floor-proxy' });
 redis.defineCommand('floorAdmit', { numberOfKeys: KEYS.length, lua: FLOOR_LUA });
 const floorAdmit = (redis as unknown as Record<string, FloorCommand>).floorAdmit?.bind(redis) as FloorCommand;
 
 const upstream = new URL('/v1/chat/completions', values.upstream);
-const agent = new Agent({ connections: 4096, keepAliveTimeout: 30_000 });
+const agent = createUpstreamAgent(UPSTREAM_DEFAULTS);
 
 const app = Fastify({ logger: false });
 app.post('/v1/chat/completions', async (request, reply) => {

@@ -110,6 +110,9 @@ const OWN_PROCESS: Readonly<Record<string, string>> = {
 const FLOOR_NOTE =
   "**floor**: `bench/floor-proxy.ts`, the hops of a gateway request made with the api's own libraries and nothing else (Fastify with its default JSON parser, one `EVALSHA` through ioredis with the admission script's shape, one undici request to the mock, the answer parsed and serialized again; no key check, validation, billing, settlement nor metrics), on the api's CPU: what the libraries and this machine cost by themselves, so the gateway's figures above it are what its own work adds.";
 
+/** The floor's figure beside a target's, when the run measured the floor. */
+const besideFloor = (figure: string | undefined) => (figure === undefined ? '' : ` (floor: ${figure})`);
+
 const n = (x: number | undefined, digits = 2) =>
   x === undefined || Number.isNaN(x) ? 'n/a' : x >= 100 ? x.toFixed(0) : x.toFixed(digits);
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${n(x)}`;
@@ -276,7 +279,7 @@ export function writeResults(info: RunInfo): string {
       const added = gateway.p50 - direct.p50;
       verdicts.push({
         what: '50 ms upstream: gateway req/s ≥ 0.95 × direct',
-        measured: `${gateway.rps.toFixed(0)} vs ${direct.rps.toFixed(0)} req/s = ${ratio.toFixed(3)}${floor ? ` (floor: ${(floor.rps / direct.rps).toFixed(3)})` : ''}`,
+        measured: `${gateway.rps.toFixed(0)} vs ${direct.rps.toFixed(0)} req/s = ${ratio.toFixed(3)}${besideFloor(floor && (floor.rps / direct.rps).toFixed(3))}`,
         met: ratio >= 0.95,
         gap:
           ratio >= 0.95
@@ -285,7 +288,7 @@ export function writeResults(info: RunInfo): string {
       });
       verdicts.push({
         what: '50 ms upstream: added p50 ≤ 2 ms',
-        measured: `${n(gateway.p50)} vs ${n(direct.p50)} ms = ${signed(added)} ms${floor ? ` (floor: ${signed(floor.p50 - direct.p50)} ms)` : ''}`,
+        measured: `${n(gateway.p50)} vs ${n(direct.p50)} ms = ${signed(added)} ms${besideFloor(floor && `${signed(floor.p50 - direct.p50)} ms`)}`,
         met: added <= 2,
         gap: added <= 2 ? '–' : `${n(added - 2)} ms over`,
       });
@@ -295,7 +298,7 @@ export function writeResults(info: RunInfo): string {
       for (const times of [2, 2.5, 3])
         verdicts.push({
           what: `0 ms upstream: gateway req/s ≥ ${times} × Portkey`,
-          measured: `${gateway.rps.toFixed(0)} vs ${portkey.rps.toFixed(0)} req/s = ${ratio.toFixed(3)} ×${floor ? ` (floor: ${(floor.rps / portkey.rps).toFixed(2)} ×)` : ''}`,
+          measured: `${gateway.rps.toFixed(0)} vs ${portkey.rps.toFixed(0)} req/s = ${ratio.toFixed(3)} ×${besideFloor(floor && `${(floor.rps / portkey.rps).toFixed(2)} ×`)}`,
           met: ratio >= times,
           gap: ratio >= times ? '–' : `${(times * portkey.rps - gateway.rps).toFixed(0)} req/s short`,
         });
@@ -303,7 +306,7 @@ export function writeResults(info: RunInfo): string {
       if (cpu !== undefined)
         verdicts.push({
           what: '0 ms upstream: api CPU per request ≤ 0.15 ms',
-          measured: `${n(cpu, 3)} CPU-ms/req (Portkey ${n(portkey.procs.portkey?.cpuMsPerReq, 3)}${floor ? `, floor ${n(floor.procs.floor?.cpuMsPerReq, 3)}` : ''})`,
+          measured: `${n(cpu, 3)} CPU-ms/req (Portkey ${n(portkey.procs.portkey?.cpuMsPerReq, 3)})${besideFloor(floor && n(floor.procs.floor?.cpuMsPerReq, 3))}`,
           met: cpu <= 0.15,
           gap: cpu <= 0.15 ? '–' : `${n(cpu - 0.15, 3)} ms over`,
         });
@@ -350,7 +353,7 @@ export function writeResults(info: RunInfo): string {
   if (!Number.isNaN(seqGateway) && !Number.isNaN(seqPortkey))
     verdicts.push({
       what: "sequential: gateway's added p50 ≤ Portkey's",
-      measured: `${signed(seqGateway)} vs ${signed(seqPortkey)} ms${Number.isNaN(seqFloor) ? '' : ` (floor ${signed(seqFloor)})`}`,
+      measured: `${signed(seqGateway)} vs ${signed(seqPortkey)} ms${besideFloor(Number.isNaN(seqFloor) ? undefined : signed(seqFloor))}`,
       met: seqGateway <= seqPortkey,
       gap: seqGateway <= seqPortkey ? '–' : `${n(seqGateway - seqPortkey)} ms over`,
     });

@@ -273,8 +273,19 @@ async function startGateway(
     log(
       `${phase}: api ${url} (pid ${api.pid}) on a fresh SQLite file ${relative(ROOT, sqlitePath)} and an empty Redis, ${loadKeys.length} keys, ready in ${seconds} s`,
     );
-    const redisUrl = redisLocal.url;
-    return { api, url, redis, redisUrl, scratch, sqlitePath, loadKeys, probeKey, keysFile, stopApi, stop };
+    return {
+      api,
+      url,
+      redis,
+      redisUrl: redisLocal.url,
+      scratch,
+      sqlitePath,
+      loadKeys,
+      probeKey,
+      keysFile,
+      stopApi,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

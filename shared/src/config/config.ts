@@ -159,6 +159,14 @@ const DEFAULT_BASE_URLS: Readonly<Record<Exclude<ProviderId, 'demo'>, string>> =
 const UPSTREAM_PROVIDERS = PROVIDER_IDS.filter((id): id is Exclude<ProviderId, 'demo'> => id !== 'demo');
 
 /** Thrown when the environment does not describe a valid configuration; lists every problem. */
+/** The upstream client's settings when `UPSTREAM_*` are unset (the bench's floor proxy uses them too). */
+export const UPSTREAM_DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  headersTimeoutMs: 120_000,
+  bodyTimeoutMs: 120_000,
+  connectionsPerOrigin: 4096,
+} as const;
+
 export class ConfigError extends Error {
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {
@@ -333,10 +341,10 @@ const envSchema = z.object({
       ),
     )
     .default([]),
-  UPSTREAM_CONNECT_TIMEOUT_MS: int(100, 120_000).default(5_000),
-  UPSTREAM_HEADERS_TIMEOUT_MS: int(100, 900_000).default(120_000),
-  UPSTREAM_BODY_TIMEOUT_MS: int(100, 900_000).default(120_000),
-  UPSTREAM_CONNECTIONS_PER_ORIGIN: int(1, 100_000).default(4096),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(100, 120_000).default(UPSTREAM_DEFAULTS.connectTimeoutMs),
+  UPSTREAM_HEADERS_TIMEOUT_MS: int(100, 900_000).default(UPSTREAM_DEFAULTS.headersTimeoutMs),
+  UPSTREAM_BODY_TIMEOUT_MS: int(100, 900_000).default(UPSTREAM_DEFAULTS.bodyTimeoutMs),
+  UPSTREAM_CONNECTIONS_PER_ORIGIN: int(1, 100_000).default(UPSTREAM_DEFAULTS.connectionsPerOrigin),
   METRICS_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
   METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
   METRICS_PORT: optional(int(1, 65535)),

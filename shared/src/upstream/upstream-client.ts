@@ -42,6 +42,17 @@ export class UpstreamTransportError extends Error {
   }
 }
 
+/** The process's undici Agent for provider requests: a keep-alive pool per origin, with its timeouts. */
+export function createUpstreamAgent(options: UpstreamClientOptions): Agent {
+  return new Agent({
+    connections: options.connectionsPerOrigin,
+    connectTimeout: options.connectTimeoutMs,
+    headersTimeout: options.headersTimeoutMs,
+    bodyTimeout: options.bodyTimeoutMs,
+    keepAliveTimeout: 30_000,
+  });
+}
+
 /**
  * Sends provider requests over pooled keep-alive connections (one undici Agent for the process:
  * a pool per origin), through the dispatcher (upstream-call.ts). Bodies are handed back as they
@@ -51,13 +62,7 @@ export class UpstreamClient {
   readonly #agent: Agent;
 
   constructor(options: UpstreamClientOptions) {
-    this.#agent = new Agent({
-      connections: options.connectionsPerOrigin,
-      connectTimeout: options.connectTimeoutMs,
-      headersTimeout: options.headersTimeoutMs,
-      bodyTimeout: options.bodyTimeoutMs,
-      keepAliveTimeout: 30_000,
-    });
+    this.#agent = createUpstreamAgent(options);
   }
 
   /** POSTs the request; resolves once the status and headers arrived (any status). */

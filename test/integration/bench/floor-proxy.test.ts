@@ -1,40 +1,39 @@
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../infra/local-services/free-port.ts';
 import { type LocalRedis, startRedisServer } from '../../../infra/local-services/redis-server.ts';
-import { type FakeUpstream, startFakeUpstream } from '../../helpers/fake-upstream.ts';
+import { createRedis, type Redis } from '../../../shared/src/redis/redis.ts';
+import { type OpenAIUpstream, startOpenAIUpstream } from '../../fakes/openai-upstream.ts';
 import { type SpawnedEntry, spawnEntry } from '../../helpers/spawn-entry.ts';
 
 /**
  * The bench's floor proxy (bench/floor-proxy.ts) makes the hops a gateway request makes, and no
  * more: one Redis script call and one upstream call per request, the answer passed back. If it
  * stopped making one of them, the bench's floor rows would understate what the libraries cost.
+ * Its upstream here is the fake OpenAI API, holding the key the proxy sends.
  */
 const ENTRY = 'bench/floor-proxy.ts';
-const ANSWER = {
-  id: 'chatcmpl-floor',
-  object: 'chat.completion',
-  created: 1_800_000_000,
-  model: 'mock-delay-0',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
-};
 
 let server: LocalRedis;
 let redis: Redis;
-let upstream: FakeUpstream;
+let upstream: OpenAIUpstream;
 let proxy: SpawnedEntry;
 let url: string;
 
+const start = (port: number) =>
+  spawnEntry(ENTRY, {}, [
+    '--port',
+    String(port),
+    '--upstream',
+    new URL(upstream.url).origin,
+    '--redis',
+    server.url,
+  ]);
+
 beforeAll(async () => {
   server = await startRedisServer();
-  redis = new Redis(server.url);
-  upstream = await startFakeUpstream((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(ANSWER));
-  });
-  const port = await freePort();
-  proxy = spawnEntry(ENTRY, {}, ['--port', String(port), '--upstream', upstream.url, '--redis', server.url]);
+  redis = createRedis(server.url);
+  upstream = await startOpenAIUpstream({ apiKey: 'sk-bench-anything' });
+  proxy = start(await freePort());
   url = (await proxy.waitFor(/floor-proxy listening on/)).replace(/^.*listening on /, '').trim();
 });
 
@@ -55,21 +54,22 @@ const chat = (model: string) =>
 describe('floor proxy', () => {
   it('makes one script call and one upstream call per request and passes the answer back', async () => {
     const before = upstream.requests.length;
-    for (const model of ['mock-delay-0', 'mock-delay-0', 'mock-delay-0-chunks-3']) {
+    const models = ['mock-delay-0', 'mock-delay-0', 'mock-delay-0-chunks-3'];
+    for (const model of models) {
       const response = await chat(model);
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual(ANSWER);
+      expect(await response.json()).toMatchObject({ object: 'chat.completion', model });
     }
     expect(await redis.hget('floor:rate', 'requests')).toBe('3');
     const sent = upstream.requests.slice(before);
-    expect(sent).toHaveLength(3);
-    expect(sent.map((request) => JSON.parse(request.body.toString('utf8')).model)).toEqual([
-      'mock-delay-0',
-      'mock-delay-0',
-      'mock-delay-0-chunks-3',
-    ]);
+    expect(sent.map((request) => JSON.parse(request.body.toString('utf8')).model)).toEqual(models);
     expect(sent[0]?.url).toBe('/v1/chat/completions');
-    expect(sent[0]?.headers.authorization).toBe('Bearer sk-bench-anything');
+  });
+
+  it("passes the upstream's refusal back with its status", async () => {
+    const response = await chat('missing-model');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: 'model_not_found' } });
   });
 
   it('refuses to start without its three settings', async () => {
@@ -79,15 +79,7 @@ describe('floor proxy', () => {
   });
 
   it('stops cleanly on SIGTERM', async () => {
-    const port = await freePort();
-    const other = spawnEntry(ENTRY, {}, [
-      '--port',
-      String(port),
-      '--upstream',
-      upstream.url,
-      '--redis',
-      server.url,
-    ]);
+    const other = start(await freePort());
     await other.waitFor(/floor-proxy listening on/);
     other.child.kill('SIGTERM');
     expect(await other.exited()).toEqual({ code: 0, signal: null });
