@@ -45,7 +45,8 @@ const KEYS = [
 ];
 
 type FloorCommand = (...args: string[]) => Promise<unknown>;
-const redis = createRedis(values.redis, { connectionName: 'floor-proxy' });
+// With the options of the api's own connection for admission (batched writes).
+const redis = createRedis(values.redis, { connectionName: 'floor-proxy', autoPipelining: true });
 redis.defineCommand('floorAdmit', { numberOfKeys: KEYS.length, lua: FLOOR_LUA });
 const floorAdmit = (redis as unknown as Record<string, FloorCommand>).floorAdmit?.bind(redis) as FloorCommand;
 

@@ -26,7 +26,9 @@ export async function openConnections(
   processName: string,
   logger: Logger,
 ): Promise<Connections> {
-  const redis = createRedis(config.redis.url, { connectionName: processName });
+  // Batched writes: every chat request's admission goes over this connection (measured at 0 ms
+  // upstream and 50 clients: 0.19 -> 0.16 api CPU-ms per request, 15 % more requests per second).
+  const redis = createRedis(config.redis.url, { connectionName: processName, autoPipelining: true });
   const s3 = createS3Client(config.s3);
   let store: Store | undefined;
   try {
