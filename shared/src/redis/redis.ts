@@ -12,9 +12,13 @@ export interface RedisOptions {
    * connection every request's admission script takes: under load the api makes one Redis write
    * per bunch of requests instead of one per request. Only for connections whose callers await
    * each reply before their next command depends on it (no `WATCH`, no blocking commands): a
-   * `MULTI` or explicit pipeline is still written at once and may overtake batched commands.
+   * `MULTI` or explicit pipeline is still written at once and may overtake batched commands. A
+   * batch waits for the one in flight, so against a server that stops answering a command may wait
+   * for that batch's timeout before its own starts (up to twice `REDIS_COMMAND_TIMEOUT_MS`).
    */
   readonly autoPipelining?: boolean;
+  /** Outside BullMQ: how long a command waits for its reply (default `REDIS_COMMAND_TIMEOUT_MS`). */
+  readonly commandTimeoutMs?: number;
 }
 
 /**
@@ -45,7 +49,7 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
     enableAutoPipelining: options.autoPipelining === true && !forBullmq,
     lazyConnect: false,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    ...(forBullmq ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
+    ...(forBullmq ? {} : { commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS }),
   });
   // Errors surface through the commands that fail; an unhandled 'error' event would crash.
   redis.on('error', () => undefined);

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRedis, startRedisServer } from '../../../infra/local-services/redis-server.ts';
+import { createRedis, type Redis } from '../../../shared/src/redis/redis.ts';
+
+// A server of its own: the test stops it from answering (CLIENT PAUSE), which would stall every
+// other test on a shared one.
+let server: LocalRedis;
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  await server?.process.stop();
+});
+
+const TIMEOUT_MS = 300;
+
+async function settledWithin(promise: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = performance.now();
+  const error = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  return { error, ms: performance.now() - started };
+}
+
+describe('createRedis with batched writes, against a server that stops answering', () => {
+  let admin: Redis;
+  let batched: Redis;
+  beforeAll(async () => {
+    admin = createRedis(server.url, { connectionName: 'admin' });
+    batched = createRedis(server.url, { autoPipelining: true, commandTimeoutMs: TIMEOUT_MS });
+    await Promise.all([admin.ping(), batched.ping()]);
+  });
+  afterAll(() => {
+    admin.disconnect();
+    batched.disconnect();
+  });
+
+  it('fails every command within two timeouts (a batch waits for the one in flight), then recovers', async () => {
+    await admin.call('CLIENT', 'PAUSE', String(TIMEOUT_MS * 5), 'ALL');
+    const first = settledWithin(batched.get('first'));
+    // Issued while the first batch is unanswered: it leaves when that batch has timed out.
+    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS / 3));
+    const second = settledWithin(batched.get('second'));
+    const [a, b] = await Promise.all([first, second]);
+    expect(String(a.error)).toMatch(/timed out/i);
+    expect(String(b.error)).toMatch(/timed out/i);
+    expect(a.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+    expect(a.ms).toBeLessThan(TIMEOUT_MS * 2);
+    // Behind the first batch: longer than one timeout, never more than two.
+    expect(b.ms).toBeGreaterThan(TIMEOUT_MS);
+    expect(b.ms).toBeLessThan(TIMEOUT_MS * 2 + 200);
+    // When the server answers again, so does the connection.
+    await admin.call('CLIENT', 'UNPAUSE');
+    await expect(batched.set('after', '1')).resolves.toBe('OK');
+    await expect(batched.get('after')).resolves.toBe('1');
+  });
+});
