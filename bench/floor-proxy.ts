@@ -45,7 +45,8 @@ const KEYS = [
 ];
 
 type FloorCommand = (...args: string[]) => Promise<unknown>;
-// With the options of the api's own connection for admission (batched writes).
+// Batched writes (the library's auto-pipelining): the api too sends the admissions of one turn of
+// the event loop together (in one script call).
 const redis = createRedis(values.redis, { connectionName: 'floor-proxy', autoPipelining: true });
 redis.defineCommand('floorAdmit', { numberOfKeys: KEYS.length, lua: FLOOR_LUA });
 const floorAdmit = (redis as unknown as Record<string, FloorCommand>).floorAdmit?.bind(redis) as FloorCommand;

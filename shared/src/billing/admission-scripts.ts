@@ -83,54 +83,75 @@ local function put_snapshot(key, field, value, version, ttl)
 end
 `;
 
+/** The keys and arguments of one admission in `ADMIT_LUA`'s lists. */
+export const ADMIT_KEYS_PER_CALL = 7;
+export const ADMIT_ARGS_PER_CALL = 9;
+
 /**
- * Checks 4–7 and the hold. KEYS: rate window, wallet snapshot, spend snapshot, wallet hold
- * expiries, wallet hold amounts, key hold expiries, key hold amounts. ARGV: limit, window ms,
- * request id, estimate, hold ttl ms (a lease, or a fixed life), min required, cap ('' for none),
- * model allowed ('1'/'0'), count the request ('1'; '0' for the hold phase of a request already
- * counted).
- * Returns {outcome, limit, remaining, reset ms}, or {'need_snapshot', which} before any write.
+ * Checks 4–7 and the hold, for one or more requests in one call (a batch: each request in turn,
+ * as if each had its own call). Per request, KEYS: rate window, wallet snapshot, spend snapshot,
+ * wallet hold expiries, wallet hold amounts, key hold expiries, key hold amounts; ARGV: limit,
+ * window ms, request id, estimate, hold ttl ms (a lease, or a fixed life), min required, cap (''
+ * for none), model allowed ('1'/'0'), count the request ('1'; '0' for the hold phase of a request
+ * already counted); the requests' keys and arguments follow one another in that order.
+ * Returns one reply per request: {outcome, limit, remaining, reset ms}, {'need_snapshot', which}
+ * before any write of that request, or {'error', message} when its checks failed in Redis (the
+ * other requests of the batch are answered all the same).
  */
 export const ADMIT_LUA = `${HELPERS}
-local limit, window, id, estimate = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
-local hold_ttl, min_required, cap = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
-local balance = redis.call('HGET', KEYS[2], 'balance')
-if not balance then return {'need_snapshot', 'wallet'} end
-local spent
-if cap ~= '' then
-  spent = redis.call('HGET', KEYS[3], 'spent')
-  if not spent then return {'need_snapshot', 'spend'} end
-end
-local count, reset
-if ARGV[9] == '0' then
-  -- A second phase of an already counted request (a hold taken once an upload is measured).
-  count = tonumber(redis.call('GET', KEYS[1]) or '0')
-  reset = redis.call('PTTL', KEYS[1])
-  if reset < 0 then reset = tonumber(window) end
-else
-  count = redis.call('INCR', KEYS[1])
-  reset = redis.call('PTTL', KEYS[1])
-  if reset < 0 then
-    -- The window starts with its first request.
-    redis.call('PEXPIRE', KEYS[1], window)
-    reset = tonumber(window)
+local function admit(k, a)
+  local limit, window, id, estimate = tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
+  local hold_ttl, min_required, cap = tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), ARGV[a + 7]
+  local rate, wallet_snapshot, spend_snapshot = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+  local balance = redis.call('HGET', wallet_snapshot, 'balance')
+  if not balance then return {'need_snapshot', 'wallet'} end
+  local spent
+  if cap ~= '' then
+    spent = redis.call('HGET', spend_snapshot, 'spent')
+    if not spent then return {'need_snapshot', 'spend'} end
   end
-  if count > limit then return {'rate_limited', limit, 0, reset} end
+  local count, reset
+  if ARGV[a + 9] == '0' then
+    -- A second phase of an already counted request (a hold taken once an upload is measured).
+    count = tonumber(redis.call('GET', rate) or '0')
+    reset = redis.call('PTTL', rate)
+    if reset < 0 then reset = tonumber(window) end
+  else
+    count = redis.call('INCR', rate)
+    reset = redis.call('PTTL', rate)
+    if reset < 0 then
+      -- The window starts with its first request.
+      redis.call('PEXPIRE', rate, window)
+      reset = tonumber(window)
+    end
+    if count > limit then return {'rate_limited', limit, 0, reset} end
+  end
+  local remaining = math.max(limit - count, 0)
+  local now = now_ms()
+  local held = live_total(KEYS[k + 4], KEYS[k + 5], now)
+  if tonumber(balance) - held < min_required then return {'insufficient_quota', limit, remaining, reset} end
+  local key_held = live_total(KEYS[k + 6], KEYS[k + 7], now)
+  if cap ~= '' then
+    if tonumber(spent) + key_held >= tonumber(cap) then return {'spend_limit_reached', limit, remaining, reset} end
+  end
+  if ARGV[a + 8] ~= '1' then return {'model_not_allowed', limit, remaining, reset} end
+  if estimate ~= '0' then
+    add_hold(KEYS[k + 4], KEYS[k + 5], id, estimate, now + hold_ttl, hold_ttl)
+    add_hold(KEYS[k + 6], KEYS[k + 7], id, estimate, now + hold_ttl, hold_ttl)
+  end
+  return {'admitted', limit, remaining, reset}
 end
-local remaining = math.max(limit - count, 0)
-local now = now_ms()
-local held = live_total(KEYS[4], KEYS[5], now)
-if tonumber(balance) - held < min_required then return {'insufficient_quota', limit, remaining, reset} end
-local key_held = live_total(KEYS[6], KEYS[7], now)
-if cap ~= '' then
-  if tonumber(spent) + key_held >= tonumber(cap) then return {'spend_limit_reached', limit, remaining, reset} end
+
+local replies = {}
+for i = 1, #KEYS / ${ADMIT_KEYS_PER_CALL} do
+  local ok, reply = pcall(admit, (i - 1) * ${ADMIT_KEYS_PER_CALL}, (i - 1) * ${ADMIT_ARGS_PER_CALL})
+  if ok then
+    replies[i] = reply
+  else
+    replies[i] = {'error', type(reply) == 'table' and (reply.err or 'error') or tostring(reply)}
+  end
 end
-if ARGV[8] ~= '1' then return {'model_not_allowed', limit, remaining, reset} end
-if estimate ~= '0' then
-  add_hold(KEYS[4], KEYS[5], id, estimate, now + hold_ttl, hold_ttl)
-  add_hold(KEYS[6], KEYS[7], id, estimate, now + hold_ttl, hold_ttl)
-end
-return {'admitted', limit, remaining, reset}
+return replies
 `;
 
 /**

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import {
+  ADMIT_KEYS_PER_CALL,
   ADMIT_LUA,
   PEEK_RATE_LUA,
   PUT_SNAPSHOT_LUA,
@@ -7,6 +8,7 @@ import {
   RESTORE_HOLD_LUA,
   SETTLE_LUA,
 } from './admission-scripts.ts';
+import { createAdmitBatcher } from './admit-batcher.ts';
 import { type HoldKeys, type HoldSet, holdSetsOf } from './redis-keys.ts';
 
 /** What the admission script answers (see ADMIT_LUA). */
@@ -70,6 +72,7 @@ const SETTLE_CHUNK = 100;
 
 /** The billing Lua commands on one ioredis connection, typed. */
 export interface BillingScripts {
+  /** One admission; those made in the same turn of the event loop share a script call (admit-batcher.ts). */
   admit(call: AdmitCall): Promise<AdmitReply>;
   /**
    * Drops the holds of settled requests and writes their snapshots, in one round trip (none for no
@@ -92,7 +95,8 @@ type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
 
 /** Registers the commands (EVALSHA with a fallback to EVAL, by ioredis) and wraps them. */
 export function registerBillingScripts(redis: Redis): BillingScripts {
-  redis.defineCommand('billingAdmit', { numberOfKeys: 7, lua: ADMIT_LUA });
+  // Variable key count: the admissions of a batch, ADMIT_KEYS_PER_CALL keys each.
+  redis.defineCommand('billingAdmit', { lua: ADMIT_LUA });
   // Variable key count: the first argument says how many keys follow.
   redis.defineCommand('billingSettle', { lua: SETTLE_LUA });
   redis.defineCommand('billingPutSnapshot', { numberOfKeys: 1, lua: PUT_SNAPSHOT_LUA });
@@ -106,16 +110,7 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
   const peekRate = command('billingPeekRate').bind(redis);
   const restoreHold = command('billingRestoreHold').bind(redis);
   return {
-    async admit(call) {
-      const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed, count] =
-        call.args;
-      const keys = [call.rateWindow, call.walletSnapshot, call.spendSnapshot];
-      keys.push(call.walletHolds.expiries, call.walletHolds.amounts);
-      keys.push(call.keyHolds.expiries, call.keyHolds.amounts);
-      const args = [limit, windowMs, requestId, String(estimate), holdTtlMs, String(minRequired)];
-      args.push(cap === null ? '' : String(cap), modelAllowed ? '1' : '0', count ? '1' : '0');
-      return (await admit(...keys, ...args)) as AdmitReply;
-    },
+    admit: createAdmitBatcher(async (calls) => (await admit(...admitArguments(calls))) as unknown[]),
     async settle(calls, snapshotTtlMs) {
       const scriptCalls: (string | number)[][] = [];
       for (let from = 0; from < calls.length; from += SETTLE_CHUNK)
@@ -167,6 +162,22 @@ async function pipelined(
  * The arguments of one SETTLE_LUA call (key count, KEYS, ARGV): each hold set once with the ids it
  * drops, each snapshot once, at the newest version the calls carry.
  */
+/** The script's arguments for a batch of admissions: the key count, every call's keys, then every call's arguments. */
+function admitArguments(calls: readonly AdmitCall[]): (string | number)[] {
+  const keys: string[] = [];
+  const args: (string | number)[] = [];
+  for (const call of calls) {
+    keys.push(call.rateWindow, call.walletSnapshot, call.spendSnapshot);
+    keys.push(call.walletHolds.expiries, call.walletHolds.amounts);
+    keys.push(call.keyHolds.expiries, call.keyHolds.amounts);
+    const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed, count] =
+      call.args;
+    args.push(limit, windowMs, requestId, String(estimate), holdTtlMs, String(minRequired));
+    args.push(cap === null ? '' : String(cap), modelAllowed ? '1' : '0', count ? '1' : '0');
+  }
+  return [calls.length * ADMIT_KEYS_PER_CALL, ...keys, ...args];
+}
+
 function settleArguments(calls: readonly SettleCall[], snapshotTtlMs: number): (string | number)[] {
   const held = calls.flatMap(({ requestId, walletHolds, keyHolds }) =>
     keyHolds === null

@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRedis, type Redis } from '../../../shared/src/redis/redis.ts';
 import {
   type Connections,
   closeConnections,
@@ -35,23 +34,6 @@ describe('openConnections', () => {
     expect(connections.store.kind).toBe('sqlite');
     await expect(connections.store.ping()).resolves.toBeUndefined();
     expect(logs()).toContainEqual(expect.objectContaining({ msg: 'durable store: sqlite', store: 'sqlite' }));
-  });
-
-  it('batches the commands of one event-loop turn on the main connection into one write', async () => {
-    const config = testConfig();
-    const connections = await open(config).connecting;
-    opened.push(connections);
-    const other = createRedis(config.redis.url, { connectionName: 'not-batched' });
-    try {
-      await other.ping();
-      const key = `batched-${uniqueSuffix()}`;
-      // Five commands issued together: one socket write on the main connection, five on another.
-      expect(await writesFor(connections.redis, (redis) => incrementFiveTimes(redis, key))).toBe(1);
-      expect(await writesFor(other, (redis) => incrementFiveTimes(redis, key))).toBe(5);
-      expect(await connections.redis.get(key)).toBe('10');
-    } finally {
-      other.disconnect();
-    }
   });
 
   it('opens MongoDB when MONGO_URL is set', async () => {
@@ -90,27 +72,6 @@ describe('openConnections', () => {
     await expect(open(config).connecting).rejects.toThrow(/ECONNREFUSED|connect/i);
   });
 });
-
-function incrementFiveTimes(redis: Redis, key: string): Promise<unknown> {
-  return Promise.all(Array.from({ length: 5 }, () => redis.incr(key)));
-}
-
-/** Socket writes the connection makes while `work` runs. */
-async function writesFor(redis: Redis, work: (redis: Redis) => Promise<unknown>): Promise<number> {
-  const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
-  const write = stream.write;
-  let writes = 0;
-  stream.write = (...args: unknown[]) => {
-    writes += 1;
-    return write.apply(stream, args);
-  };
-  try {
-    await work(redis);
-  } finally {
-    stream.write = write;
-  }
-  return writes;
-}
 
 describe('a SQLite file that cannot be used stops the start-up, naming the file and the cause', () => {
   it('a corrupt file', async () => {

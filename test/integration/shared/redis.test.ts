@@ -23,6 +23,43 @@ async function settledWithin(promise: Promise<unknown>): Promise<{ error: unknow
   return { error, ms: performance.now() - started };
 }
 
+describe('createRedis with batched writes', () => {
+  it('writes the commands of one turn of the event loop in one write, and each one alone without', async () => {
+    const batchedConnection = createRedis(server.url, { autoPipelining: true });
+    const plain = createRedis(server.url);
+    try {
+      await Promise.all([batchedConnection.ping(), plain.ping()]);
+      expect(await writesFor(batchedConnection, (redis) => incrementFiveTimes(redis, 'counted'))).toBe(1);
+      expect(await writesFor(plain, (redis) => incrementFiveTimes(redis, 'counted'))).toBe(5);
+      expect(await plain.get('counted')).toBe('10');
+    } finally {
+      batchedConnection.disconnect();
+      plain.disconnect();
+    }
+  });
+});
+
+function incrementFiveTimes(redis: Redis, key: string): Promise<unknown> {
+  return Promise.all(Array.from({ length: 5 }, () => redis.incr(key)));
+}
+
+/** Socket writes the connection makes while `work` runs. */
+async function writesFor(redis: Redis, work: (redis: Redis) => Promise<unknown>): Promise<number> {
+  const stream = (redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
+  const write = stream.write;
+  let writes = 0;
+  stream.write = (...args: unknown[]) => {
+    writes += 1;
+    return write.apply(stream, args);
+  };
+  try {
+    await work(redis);
+  } finally {
+    stream.write = write;
+  }
+  return writes;
+}
+
 describe('createRedis with batched writes, against a server that stops answering', () => {
   let admin: Redis;
   let batched: Redis;

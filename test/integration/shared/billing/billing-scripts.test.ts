@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readRedisWork } from '../../../../bench/redis-work.ts';
 import { type LocalRedis, startRedisServer } from '../../../../infra/local-services/redis-server.ts';
+import { MAX_ADMIT_BATCH } from '../../../../shared/src/billing/admit-batcher.ts';
 import {
   type AdmitCall,
   type BillingScripts,
@@ -42,7 +43,7 @@ const key: HoldKeys = { expiries: 'holds:k', amounts: 'holds:k:amounts' };
 function admitCall(
   requestId: string,
   estimate: bigint,
-  options: { count?: boolean; ttlMs?: number } = {},
+  options: { count?: boolean; ttlMs?: number; limit?: number } = {},
 ): AdmitCall {
   return {
     rateWindow: 'rate:k',
@@ -51,7 +52,7 @@ function admitCall(
     walletHolds: wallet,
     keyHolds: key,
     args: [
-      3000,
+      options.limit ?? 3000,
       60_000,
       requestId,
       estimate,
@@ -183,6 +184,82 @@ describe('billing scripts: hold arithmetic stays exact', () => {
     await scripts.admit(admitCall('chat', 10n));
     for (const name of [wallet.expiries, wallet.amounts, key.expiries, key.amounts]) {
       expect(await redis.pttl(name)).toBeGreaterThan(day - 5_000);
+    }
+  });
+});
+
+describe('billing scripts: the admissions of one turn of the event loop share one script call', () => {
+  it('answers each request of the batch as if it had been alone, in one call', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    // A key at its limit, and a wallet whose snapshot is missing: refused or asked for alone.
+    await redis.set('rate:full', '1', 'PX', 60_000);
+    const limited: AdmitCall = { ...admitCall('limited', 5n, { limit: 1 }), rateWindow: 'rate:full' };
+    const noSnapshot: AdmitCall = { ...admitCall('cold', 5n), walletSnapshot: 'snap:missing' };
+    await redis.config('RESETSTAT');
+    const replies = await Promise.all([
+      scripts.admit(admitCall('a', 10n)),
+      scripts.admit(limited),
+      scripts.admit(noSnapshot),
+      scripts.admit(admitCall('b', 20n)),
+    ]);
+    expect((await commandCounts()).scripts).toBe(1);
+    expect(replies.map((reply) => reply[0])).toEqual([
+      'admitted',
+      'rate_limited',
+      'need_snapshot',
+      'admitted',
+    ]);
+    expect(replies[2]).toEqual(['need_snapshot', 'wallet']);
+    // 'rate:k' counted a and b (the cold request stopped before its count); 'rate:full' refused.
+    expect(replies[0]).toEqual(['admitted', 3000, 2999, expect.any(Number)]);
+    expect(replies[3]).toEqual(['admitted', 3000, 2998, expect.any(Number)]);
+    expect(await total(wallet)).toBe('30');
+    expect(await total(key)).toBe('30');
+  });
+
+  it(`sends at most ${MAX_ADMIT_BATCH} admissions per call, the rest in the next`, async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    await redis.config('RESETSTAT');
+    const count = MAX_ADMIT_BATCH * 2 + 3;
+    const replies = await Promise.all(
+      Array.from({ length: count }, (_, i) => scripts.admit(admitCall(`many-${i}`, 1n))),
+    );
+    expect(replies.every((reply) => reply[0] === 'admitted')).toBe(true);
+    expect((await commandCounts()).scripts).toBe(3);
+    expect(await total(wallet)).toBe(String(count));
+  });
+
+  it('fails only the request whose checks fail in Redis, with the Redis error, and admits the others', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    await redis.hset('rate:broken', 'not', 'a counter');
+    const broken: AdmitCall = { ...admitCall('broken', 5n), rateWindow: 'rate:broken' };
+    const [first, failed, last] = await Promise.allSettled([
+      scripts.admit(admitCall('first', 5n)),
+      scripts.admit(broken),
+      scripts.admit(admitCall('last', 5n)),
+    ]);
+    expect(first).toMatchObject({ status: 'fulfilled', value: ['admitted', 3000, 2999, expect.any(Number)] });
+    expect(last).toMatchObject({ status: 'fulfilled', value: ['admitted', 3000, 2998, expect.any(Number)] });
+    expect(failed.status).toBe('rejected');
+    const reason = (failed as PromiseRejectedResult).reason as Error;
+    // Redis's own error, as a reply error: the api tells outages (READONLY, LOADING…) from bugs by it.
+    expect(reason.name).toBe('ReplyError');
+    expect(reason.message).toMatch(/^WRONGTYPE /);
+    expect(await total(wallet)).toBe('10');
+  });
+
+  it('fails every request of the batch with the error of a script call that failed', async () => {
+    const closed = createRedis(server.url);
+    const closedScripts = registerBillingScripts(closed);
+    await closed.ping();
+    closed.disconnect();
+    const outcomes = await Promise.allSettled([
+      closedScripts.admit(admitCall('x', 1n)),
+      closedScripts.admit(admitCall('y', 1n)),
+    ]);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected');
+      expect(String((outcome as PromiseRejectedResult).reason)).toMatch(/Connection is closed|writeable/);
     }
   });
 });

@@ -1,0 +1,67 @@
+import { ReplyError } from 'ioredis';
+import type { AdmitCall, AdmitReply } from './billing-scripts.ts';
+
+/** At most this many admissions share one script call; more leave in the next. */
+export const MAX_ADMIT_BATCH = 16;
+
+interface Waiting {
+  readonly call: AdmitCall;
+  readonly resolve: (reply: AdmitReply) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * Sends the admissions of one turn of the event loop together: the calls made before the loop's
+ * next check phase (`setImmediate`) leave in one script call, and a batch that reaches
+ * `maxBatch` leaves at once, so Redis starts on the first requests of a burst while the api still
+ * reads the rest. `send` runs one script call for the batch and answers one reply per call, in
+ * order; a reply `['error', message]` fails that call alone with Redis's error (a `ReplyError`, as
+ * if its own script call had failed: `READONLY …` after a failover still reads as an outage), and a
+ * failed script call fails them all with its error.
+ * Each admission stays what it was alone: the script checks the requests one after the other.
+ */
+export function createAdmitBatcher(
+  send: (calls: readonly AdmitCall[]) => Promise<readonly unknown[]>,
+  maxBatch = MAX_ADMIT_BATCH,
+): (call: AdmitCall) => Promise<AdmitReply> {
+  let waiting: Waiting[] = [];
+  let scheduled = false;
+
+  const flush = (): void => {
+    if (waiting.length === 0) return;
+    const batch = waiting;
+    waiting = [];
+    send(batch.map((w) => w.call)).then(
+      (replies) => {
+        batch.forEach((w, i) => settle(w, replies[i]));
+      },
+      (err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        for (const w of batch) w.reject(error);
+      },
+    );
+  };
+
+  const onImmediate = (): void => {
+    scheduled = false;
+    flush();
+  };
+
+  return (call) =>
+    new Promise<AdmitReply>((resolve, reject) => {
+      waiting.push({ call, resolve, reject });
+      if (waiting.length >= maxBatch) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(onImmediate);
+      }
+    });
+}
+
+function settle(waiting: Waiting, reply: unknown): void {
+  if (!Array.isArray(reply)) {
+    waiting.reject(new Error(`admission script: no reply for request ${waiting.call.args[2]}`));
+  } else if (reply[0] === 'error') {
+    waiting.reject(new ReplyError(String(reply[1])));
+  } else waiting.resolve(reply as unknown as AdmitReply);
+}
