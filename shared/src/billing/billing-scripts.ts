@@ -158,10 +158,6 @@ async function pipelined(
   return replies.map(([, reply]) => reply);
 }
 
-/**
- * The arguments of one SETTLE_LUA call (key count, KEYS, ARGV): each hold set once with the ids it
- * drops, each snapshot once, at the newest version the calls carry.
- */
 /** The script's arguments for a batch of admissions: the key count, every call's keys, then every call's arguments. */
 function admitArguments(calls: readonly AdmitCall[]): (string | number)[] {
   const keys: string[] = [];
@@ -178,6 +174,10 @@ function admitArguments(calls: readonly AdmitCall[]): (string | number)[] {
   return [calls.length * ADMIT_KEYS_PER_CALL, ...keys, ...args];
 }
 
+/**
+ * The arguments of one SETTLE_LUA call (key count, KEYS, ARGV): each hold set once with the ids it
+ * drops, each snapshot once, at the newest version the calls carry.
+ */
 function settleArguments(calls: readonly SettleCall[], snapshotTtlMs: number): (string | number)[] {
   const held = calls.flatMap(({ requestId, walletHolds, keyHolds }) =>
     keyHolds === null
