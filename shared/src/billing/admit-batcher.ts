@@ -33,7 +33,7 @@ export function createAdmitBatcher(
     waiting = [];
     send(batch.map((w) => w.call)).then(
       (replies) => {
-        batch.forEach((w, i) => settle(w, replies[i]));
+        for (const [i, w] of batch.entries()) settle(w, replies[i]);
       },
       (err: unknown) => {
         const error = err instanceof Error ? err : new Error(String(err));
