@@ -6,7 +6,8 @@
  *
  * Per `POST /v1/chat/completions`: Fastify with its default JSON body parser (no schema, hooks,
  * plugins nor logging), one `EVALSHA` through ioredis with the admission script's shape (7 keys,
- * 9 arguments, a small array back), one request to the upstream through an undici `Agent`
+ * 9 arguments, a small array back; auto-pipelined, the library's own batching, where the api puts
+ * the admissions of one turn of the event loop in one script call), one request to the upstream through an undici `Agent`
  * (keep-alive), the answer parsed and serialized again; the Redis connection and the Agent are
  * made by the api's own factories (`createRedis`, `createUpstreamAgent` with the default
  * `UPSTREAM_*` settings), so their options and timers are the api's. No key check, validation,

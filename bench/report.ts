@@ -108,7 +108,7 @@ const OWN_PROCESS: Readonly<Record<string, string>> = {
 
 /** What the floor target is, said under each table it appears in. */
 const FLOOR_NOTE =
-  "**floor**: `bench/floor-proxy.ts`, the hops of a gateway request made with the api's own libraries and nothing else (Fastify with its default JSON parser, one `EVALSHA` through ioredis with the admission script's shape, one undici request to the mock, the answer parsed and serialized again; no key check, validation, billing, settlement nor metrics), on the api's CPU: what the libraries and this machine cost by themselves, so the gateway's figures above it are what its own work adds.";
+  "**floor**: `bench/floor-proxy.ts`, the hops of a gateway request made with the api's own libraries and nothing else (Fastify with its default JSON parser, one `EVALSHA` per request with the admission script's shape through ioredis, auto-pipelined (the requests of one turn of the event loop share a write; the api shares a script call), one undici request to the mock, the answer parsed and serialized again; no key check, validation, billing, settlement nor metrics), on the api's CPU: what the libraries and this machine cost by themselves, so the gateway's figures above it are what its own work adds.";
 
 /** The floor's figure beside a target's, when the run measured the floor. */
 const besideFloor = (figure: string | undefined) => (figure === undefined ? '' : ` (floor: ${figure})`);
