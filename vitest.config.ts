@@ -10,7 +10,7 @@ export default defineConfig({
     pool: 'forks',
     // At least four files at a time: most of the suite waits on sockets, timers and child
     // processes, not on the CPU. On a 2-core machine the suite took about 11 minutes with Vitest's
-    // default (one worker per core) and 5 to 5.5 with four.
+    // default (one worker per core) and 3 to 5.5 with four (depending on the machine).
     maxWorkers: Math.max(4, availableParallelism()),
     reporters: ['default', './test/setup/summary-reporter.ts'],
   },

@@ -158,7 +158,6 @@ const DEFAULT_BASE_URLS: Readonly<Record<Exclude<ProviderId, 'demo'>, string>> =
 
 const UPSTREAM_PROVIDERS = PROVIDER_IDS.filter((id): id is Exclude<ProviderId, 'demo'> => id !== 'demo');
 
-/** Thrown when the environment does not describe a valid configuration; lists every problem. */
 /** The upstream client's settings when `UPSTREAM_*` are unset (the bench's floor proxy uses them too). */
 export const UPSTREAM_DEFAULTS = {
   connectTimeoutMs: 5_000,
@@ -167,6 +166,7 @@ export const UPSTREAM_DEFAULTS = {
   connectionsPerOrigin: 4096,
 } as const;
 
+/** Thrown when the environment does not describe a valid configuration; lists every problem. */
 export class ConfigError extends Error {
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {
