@@ -7,11 +7,11 @@
  * Per `POST /v1/chat/completions`: Fastify with its default JSON body parser (no schema, hooks,
  * plugins nor logging), one `EVALSHA` through ioredis with the admission script's shape (7 keys,
  * 9 arguments, a small array back; auto-pipelined, the library's own batching, where the api puts
- * the admissions of one turn of the event loop in one script call), one request to the upstream through an undici `Agent`
- * (keep-alive), the answer parsed and serialized again; the Redis connection and the Agent are
- * made by the api's own factories (`createRedis`, `createUpstreamAgent` with the default
- * `UPSTREAM_*` settings), so their options and timers are the api's. No key check, validation,
- * billing, settlement, metrics nor error handling: those are what the api adds.
+ * the admissions of one turn of the event loop in one script call), one request to the upstream
+ * through an undici `Agent` (keep-alive), the answer parsed and serialized again; the Redis
+ * connection and the Agent are made by the api's own factories (`createRedis`, `createUpstreamAgent`
+ * with the default `UPSTREAM_*` settings), so their options and timers are the api's. No key check,
+ * validation, billing, settlement, metrics nor error handling: those are what the api adds.
  *
  * Usage: node bench/floor-proxy.ts --port N --upstream http://127.0.0.1:M --redis redis://...
  * Prints `floor-proxy listening on <url>` once ready.
@@ -46,9 +46,10 @@ const KEYS = [
 ];
 
 type FloorCommand = (...args: string[]) => Promise<unknown>;
-// Batched writes (the library's auto-pipelining): the api too sends the admissions of one turn of
-// the event loop together (in one script call).
-const redis = createRedis(values.redis, { connectionName: 'floor-proxy', autoPipelining: true });
+const redis = createRedis(values.redis, { connectionName: 'floor-proxy' });
+// Batched writes through ioredis's own auto-pipelining (read at each command): the api too sends
+// the admissions of one turn of the event loop together, in one script call of its own making.
+redis.options.enableAutoPipelining = true;
 redis.defineCommand('floorAdmit', { numberOfKeys: KEYS.length, lua: FLOOR_LUA });
 const floorAdmit = (redis as unknown as Record<string, FloorCommand>).floorAdmit?.bind(redis) as FloorCommand;
 

@@ -6,17 +6,6 @@ export interface RedisOptions {
   /** BullMQ needs `null` here for its blocking connections; other users want a bound. */
   readonly forBullmq?: boolean;
   readonly connectionName?: string;
-  /**
-   * Commands issued during one turn of the event loop leave in one write (ioredis'
-   * `enableAutoPipelining`: queued until `setImmediate`, one batch in flight at a time). Only for
-   * connections whose callers await each reply before their next command depends on it (no
-   * `WATCH`, no blocking commands): a `MULTI` or explicit pipeline is still written at once and may
-   * overtake batched commands. A batch waits for the one in flight, so against a server that stops
-   * answering a command may wait for that batch's timeout before its own starts (up to twice
-   * `REDIS_COMMAND_TIMEOUT_MS`). The api's connections do not use it: its one command per request,
-   * the admission script, is batched by the billing scripts themselves (admit-batcher.ts).
-   */
-  readonly autoPipelining?: boolean;
   /** Outside BullMQ: how long a command waits for its reply (default `REDIS_COMMAND_TIMEOUT_MS`). */
   readonly commandTimeoutMs?: number;
 }
@@ -46,7 +35,6 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
     connectionName: options.connectionName,
     maxRetriesPerRequest: forBullmq ? null : 1,
     enableReadyCheck: true,
-    enableAutoPipelining: options.autoPipelining === true && !forBullmq,
     lazyConnect: false,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     ...(forBullmq ? {} : { commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS }),
