@@ -232,6 +232,7 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
         accountId: key.accountId,
         videoId: request.params.id,
         range: request.headers.range,
+        now: deps.media.now(),
       });
       return sendVideoContent(reply, content);
     },

@@ -37,13 +37,16 @@ export type VideoContent = StoredObject | { unsatisfiable: true; sizeBytes: numb
  */
 export async function readVideoContent(
   deps: Pick<AccountVideosDeps, 'jobs' | 'storage'>,
-  input: { accountId: string; videoId: string; range?: string },
+  input: { accountId: string; videoId: string; range?: string; now: Date },
 ): Promise<VideoContent> {
   const job = await deps.jobs.findOwned(input.videoId, input.accountId, 'video');
   if (job === null) throw videoNotFound(input.videoId, 'does not exist');
   if (job.result?.kind !== 'video' || !['completed', 'delivered'].includes(job.status)) {
     throw videoNotFound(job.id, 'is not ready');
   }
+  // Past its `expires_at` a video is gone, whether or not the sweep has deleted its object yet.
+  if (job.expiresAt !== null && job.expiresAt.getTime() <= input.now.getTime())
+    throw videoNotFound(job.id, 'has expired');
   const stored = await deps.storage.read(job.result.key, input.range);
   if (stored === 'unsatisfiable') return { unsatisfiable: true, sizeBytes: job.result.sizeBytes };
   if (stored === null) throw videoNotFound(job.id, 'has expired');

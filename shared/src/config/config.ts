@@ -41,6 +41,8 @@ export interface Config {
     readonly stalledIntervalMs: number;
     /** How often media jobs left unfinished (queue entry lost, deadline passed, api gone) are reconciled. */
     readonly reconcileIntervalMs: number;
+    /** How often the bucket is swept of media no job needs (delivered, expired, orphaned). */
+    readonly mediaSweepIntervalMs: number;
   };
   readonly catalogue: { readonly path: string | undefined };
   readonly readinessTimeoutMs: number;
@@ -276,6 +278,7 @@ const envSchema = z.object({
   WORKER_LOCK_DURATION_MS: int(500, 600_000).default(30_000),
   WORKER_STALLED_INTERVAL_MS: int(500, 600_000).default(30_000),
   RECONCILE_INTERVAL_MS: int(100, 3600 * 1000).default(30_000),
+  MEDIA_SWEEP_INTERVAL_MS: int(1_000, 24 * 3600 * 1000).default(600_000),
   CATALOGUE_PATH: optional(z.string().trim().min(1)),
   ADMIN_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
   TRUST_PROXY: z
@@ -472,6 +475,7 @@ export function loadConfig(env: Env): Config {
       lockDurationMs: e.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
       reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+      mediaSweepIntervalMs: e.MEDIA_SWEEP_INTERVAL_MS,
     },
     catalogue: { path: e.CATALOGUE_PATH },
     adminToken: e.ADMIN_TOKEN,

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
+  ListObjectsCommand,
   PutObjectCommand,
   type S3Client,
   S3ServiceException,
@@ -22,6 +23,14 @@ export const mediaKeys = {
   video: (jobId: string) => `jobs/${jobId}/video.mp4`,
 };
 
+/** The folders of the bucket the gateway writes, each object under its job's id. */
+export const MEDIA_PREFIXES = ['jobs/', 'uploads/'] as const;
+
+/** The job an object belongs to, from its key (`jobs/<id>/…`, `uploads/<id>/…`); undefined for any other key. */
+export function jobIdOfKey(key: string): string | undefined {
+  return /^(?:jobs|uploads)\/([^/]+)\//.exec(key)?.[1];
+}
+
 /**
  * Every object a job may have stored: its result's media, and a transcription's upload (stored by
  * the api before the job existed, deleted after the answer).
@@ -38,6 +47,15 @@ export function storedKeysOf(job: {
   if (job.kind === 'transcription') keys.push(mediaKeys.upload(job.id));
   return keys;
 }
+
+/** An object of the bucket as a listing names it. */
+export interface ListedObject {
+  readonly key: string;
+  readonly lastModified: Date;
+}
+
+/** Objects a listing asks for at once (S3's own maximum). */
+const LIST_PAGE = 1_000;
 
 export interface StoredObject {
   readonly body: Readable;
@@ -107,6 +125,28 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
         if (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404) return null;
         if (err.name === 'InvalidRange' || err.$metadata.httpStatusCode === 416) return 'unsatisfiable';
         throw err;
+      }
+    },
+
+    /**
+     * Every object whose key starts with `prefix`, in key order, a page (`pageSize`) at a time. Each
+     * page starts after the last key of the one before (`Marker`), so deleting what a page listed
+     * before asking for the next changes nothing. The first version of the listing: every S3
+     * server answers it, while s3rver (the local stack's) fails a truncated `ListObjectsV2` on
+     * Node 22 and later (its continuation token needs `crypto.createCipher`, which they removed).
+     */
+    async *list(prefix: string, pageSize = LIST_PAGE): AsyncGenerator<ListedObject[]> {
+      let after: string | undefined;
+      for (;;) {
+        const page = await s3.send(
+          new ListObjectsCommand({ Bucket: bucket, Prefix: prefix, MaxKeys: pageSize, Marker: after }),
+        );
+        const objects = (page.Contents ?? []).flatMap(({ Key, LastModified }) =>
+          Key === undefined ? [] : [{ key: Key, lastModified: LastModified ?? new Date(0) }],
+        );
+        if (objects.length > 0) yield objects;
+        after = objects.at(-1)?.key;
+        if (page.IsTruncated !== true || after === undefined) return;
       }
     },
 

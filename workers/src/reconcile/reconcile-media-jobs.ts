@@ -9,6 +9,7 @@ import type {
 } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { type MediaStorage, storedKeysOf } from '../../../shared/src/media-jobs/media-storage.ts';
 import { VIDEO_HOLD_MARGIN_MS } from '../../../shared/src/media-jobs/video-hold.ts';
+import { type PassLoop, startPassLoop } from './pass-loop.ts';
 
 /**
  * The reconciler (docs/media.md, "Reconciliation"): every media job ends, whatever was lost. A
@@ -252,52 +253,17 @@ async function removeQueueEntry(deps: ReconcileDeps, job: MediaJob): Promise<voi
   }
 }
 
-export interface ReconcilerLoop {
-  /** Runs one pass now (after any pass under way); resolves with its report. */
-  runOnce(): Promise<ReconcileReport | null>;
-  stop(): Promise<void>;
-}
+export type ReconcilerLoop = PassLoop<ReconcileReport>;
 
-/**
- * Runs a pass every `intervalMs` (`RECONCILE_INTERVAL_MS`). `tryLock` (a Redis `SET NX PX`) lets
- * one replica's pass stand for every replica's within an interval; without it, every pass runs.
- */
+/** Runs a pass every `intervalMs` (`RECONCILE_INTERVAL_MS`); see startPassLoop for `tryLock`. */
 export function startReconciler(
   deps: ReconcileDeps,
   intervalMs: number,
-  tryLock: () => Promise<boolean> = async () => true,
+  tryLock?: () => Promise<boolean>,
 ): ReconcilerLoop {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<ReconcileReport | null> | null = null;
-  let stopped = false;
-  const pass = async (): Promise<ReconcileReport | null> => {
-    if (!(await tryLock())) return null;
-    return reconcileMediaJobs(deps);
-  };
-  const runOnce = (): Promise<ReconcileReport | null> => {
-    if (running !== null) return running;
-    running = pass()
-      .catch((err: unknown) => {
-        deps.logger.error({ err }, 'reconciling media jobs failed; the next pass tries again');
-        return null;
-      })
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => void runOnce().finally(schedule), intervalMs);
-    timer.unref();
-  };
-  schedule();
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer !== null) clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPassLoop(() => reconcileMediaJobs(deps), {
+    intervalMs,
+    tryLock,
+    onError: (err) => deps.logger.error({ err }, 'reconciling media jobs failed; the next pass tries again'),
+  });
 }

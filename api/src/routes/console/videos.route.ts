@@ -46,6 +46,7 @@ export async function videosRoutes(app: FastifyInstance, deps: ConsoleDeps): Pro
         accountId: account.id,
         videoId: request.params.id,
         range: request.headers.range,
+        now: videos.clock(),
       });
       return sendVideoContent(reply, content);
     },

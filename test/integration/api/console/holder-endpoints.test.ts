@@ -314,13 +314,13 @@ describe('models and videos', () => {
     expect(models.find((model) => model.id === 'demo/chat')?.pricing.currency).toBe('IRT');
   });
 
-  it('lists retained videos with a console content URL that serves the MP4 (with ranges)', async () => {
-    const holder = await newHolder(t.app, { topUp: 1_000 });
+  /** A finished video of `holder`, its MP4 stored, downloadable until `expiresAt`. */
+  async function finishedVideo(holder: Holder, expiresAt: Date, bytes: Uint8Array) {
     const now = new Date();
     const { jobs, storage } = t.services.media;
     const job = await jobs.insertQueued(
       {
-        id: `video_console_${Date.now()}`,
+        id: `video_console_${Date.now()}_${Math.random().toString(36).slice(2)}`,
         accountId: holder.accountId,
         keyId: 'key_console_test',
         model: 'demo/video',
@@ -330,16 +330,22 @@ describe('models and videos', () => {
       },
       now,
     );
-    const bytes = new Uint8Array(1_000).map((_, i) => i % 251);
     await storage.put(mediaKeys.video(job.id), bytes, 'video/mp4');
     await jobs.markRunning(job.id, now);
     await jobs.markCompleted(
       job.id,
       { kind: 'video', key: mediaKeys.video(job.id), seconds: 4, sizeBytes: bytes.length },
       1_000_000n,
-      new Date(now.getTime() + 86_400_000),
+      expiresAt,
       now,
     );
+    return job;
+  }
+
+  it('lists retained videos with a console content URL that serves the MP4 (with ranges)', async () => {
+    const holder = await newHolder(t.app, { topUp: 1_000 });
+    const bytes = new Uint8Array(1_000).map((_, i) => i % 251);
+    const job = await finishedVideo(holder, new Date(Date.now() + 86_400_000), bytes);
 
     const list = await holder.agent.expect<{ data: Array<Record<string, unknown>> }>(200, 'GET', '/videos');
     expect(list.data).toEqual([
@@ -361,5 +367,27 @@ describe('models and videos', () => {
     });
     expect(part.statusCode).toBe(206);
     expect(new Uint8Array(part.rawPayload)).toEqual(bytes.slice(10, 20));
+  });
+
+  it('serves a video no more once its expires_at has passed, even while its object is still stored', async () => {
+    const holder = await newHolder(t.app, { topUp: 1_000 });
+    const job = await finishedVideo(holder, new Date(Date.now() - 1_000), new Uint8Array([1, 2, 3]));
+    expect(await t.services.media.storage.read(mediaKeys.video(job.id))).not.toBeNull();
+    const console = await holder.agent.request('GET', `/videos/${job.id}/content`);
+    expect(console.statusCode).toBe(404);
+    expect(console.json()).toMatchObject({
+      error: { code: 'video_not_found', message: `The video ${job.id} has expired.` },
+    });
+    // The public API answers the same with one of the holder's keys.
+    const { key } = await holder.agent.expect<{ key: string }>(201, 'POST', '/keys', {
+      payload: { name: 'videos' },
+    });
+    const publicAnswer = await t.app.inject({
+      method: 'GET',
+      url: `/v1/videos/${job.id}/content`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(publicAnswer.statusCode).toBe(404);
+    expect(publicAnswer.json()).toMatchObject({ error: { code: 'video_not_found' } });
   });
 });
