@@ -1,4 +1,6 @@
-import type { MediaJob } from '../../shared/src/media-jobs/media-job.ts';
+import { randomBytes } from 'node:crypto';
+import type { MediaJob, MediaJobRequest, MediaKind } from '../../shared/src/media-jobs/media-job.ts';
+import { mediaJobIdFor } from '../../shared/src/media-jobs/media-jobs.repository.ts';
 
 export const FIXTURE_NOW = new Date('2026-11-22T10:00:00Z');
 
@@ -26,4 +28,20 @@ export function imageJob(overrides: Partial<MediaJob> = {}): MediaJob {
     deletedAt: null,
     ...overrides,
   };
+}
+
+/** A request of each kind, as a job document holds it (for tests that only need its kind). */
+export const JOB_REQUESTS: Readonly<Record<MediaKind, MediaJobRequest>> = {
+  image: { kind: 'image', input: { prompt: 'a cat', n: 1 } },
+  speech: { kind: 'speech', input: { input: 'hello', voice: 'alloy' } },
+  transcription: {
+    kind: 'transcription',
+    input: { fileName: 'a.mp3', contentType: 'audio/mpeg', sizeBytes: 1_000, durationSeconds: 2 },
+  },
+  video: { kind: 'video', input: { prompt: 'waves', duration: 4 } },
+};
+
+/** A fresh job id of `kind`, as a request's would be. */
+export function newJobId(kind: MediaKind): string {
+  return mediaJobIdFor(kind, `req_${randomBytes(8).toString('hex')}`);
 }

@@ -7,7 +7,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeQueues, createQueues, type Queues } from '../../../shared/src/jobs/job-catalogue.ts';
-import type { MediaJob, MediaJobRequest, MediaJobResult } from '../../../shared/src/media-jobs/media-job.ts';
+import type { MediaJob, MediaJobResult } from '../../../shared/src/media-jobs/media-job.ts';
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
 import { VIDEO_HOLD_MARGIN_MS } from '../../../shared/src/media-jobs/video-hold.ts';
 import { createRedis } from '../../../shared/src/redis/redis.ts';
@@ -20,6 +20,7 @@ import {
   startReconciler,
 } from '../../../workers/src/reconcile/reconcile-media-jobs.ts';
 import { captureLogger } from '../../helpers/capture-logger.ts';
+import { JOB_REQUESTS, newJobId } from '../../helpers/media-job-fixture.ts';
 import { type BillingFixture, billingFixture } from '../shared/billing/billing-fixture.ts';
 
 const WAIT_MS = 120_000;
@@ -59,17 +60,6 @@ function deps(now = () => new Date()): ReconcileDeps {
   };
 }
 
-const REQUESTS: Record<MediaJob['kind'], MediaJobRequest> = {
-  image: { kind: 'image', input: { prompt: 'a cat', n: 1 } },
-  speech: { kind: 'speech', input: { input: 'hello', voice: 'alloy' } },
-  transcription: {
-    kind: 'transcription',
-    input: { fileName: 'a.mp3', contentType: 'audio/mpeg', sizeBytes: 1_000, durationSeconds: 2 },
-  },
-  video: { kind: 'video', input: { prompt: 'waves', duration: 4 } },
-};
-const PREFIXES = { image: 'img', speech: 'tts', transcription: 'stt', video: 'video' } as const;
-
 /** A job of `kind`, created `ageMs` ago, brought to `status` then, with its hold taken. */
 async function jobOf(
   kind: MediaJob['kind'],
@@ -78,13 +68,13 @@ async function jobOf(
   options: { deadlineInMs?: number; result?: MediaJobResult; hold?: boolean } = {},
 ): Promise<MediaJob> {
   const at = new Date(Date.now() - ageMs);
-  const id = `${PREFIXES[kind]}_${randomBytes(8).toString('hex')}`;
+  const id = newJobId(kind);
   const accountId = `acct_${randomBytes(4).toString('hex')}`;
   const keyId = `key_${randomBytes(4).toString('hex')}`;
   const deadlineAt = kind === 'video' ? new Date(Date.now() + (options.deadlineInMs ?? 10 * MINUTE)) : null;
   const jobs = fx.store.mediaJobs;
   await jobs.insertQueued(
-    { id, accountId, keyId, model: 'demo/x', request: REQUESTS[kind], holdMicros: COST, deadlineAt },
+    { id, accountId, keyId, model: 'demo/x', request: JOB_REQUESTS[kind], holdMicros: COST, deadlineAt },
     at,
   );
   if (status !== 'queued') await jobs.markRunning(id, at);

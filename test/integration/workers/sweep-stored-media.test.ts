@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MediaJobRequest, MediaJobResult, MediaKind } from '../../../shared/src/media-jobs/media-job.ts';
+import type { MediaJobResult, MediaKind } from '../../../shared/src/media-jobs/media-job.ts';
 import {
   createMediaStorage,
   jobIdOfKey,
@@ -27,7 +27,7 @@ import {
   sweepStoredMedia,
 } from '../../../workers/src/reconcile/sweep-stored-media.ts';
 import { captureLogger } from '../../helpers/capture-logger.ts';
-import { imageJob } from '../../helpers/media-job-fixture.ts';
+import { imageJob, JOB_REQUESTS, newJobId } from '../../helpers/media-job-fixture.ts';
 import { testConfig } from '../../helpers/test-config.ts';
 import { billingFixture } from '../shared/billing/billing-fixture.ts';
 
@@ -67,17 +67,6 @@ function deps(laterMs: number, pageSize?: number): SweepDeps {
   };
 }
 
-const REQUESTS: Record<MediaKind, MediaJobRequest> = {
-  image: { kind: 'image', input: { prompt: 'a cat', n: 2 } },
-  speech: { kind: 'speech', input: { input: 'hello', voice: 'alloy' } },
-  transcription: {
-    kind: 'transcription',
-    input: { fileName: 'a.mp3', contentType: 'audio/mpeg', sizeBytes: 1_000, durationSeconds: 2 },
-  },
-  video: { kind: 'video', input: { prompt: 'waves', duration: 4 } },
-};
-const PREFIXES = { image: 'img', speech: 'tts', transcription: 'stt', video: 'video' } as const;
-
 type Step =
   | 'queued'
   | 'running'
@@ -90,7 +79,7 @@ type Step =
 
 /** A job of `kind` brought to `step`, with the objects its kind stores written to the bucket. */
 async function jobWithMedia(kind: MediaKind, step: Step, options: { expiresInMs?: number } = {}) {
-  const id = `${PREFIXES[kind]}_${randomBytes(8).toString('hex')}`;
+  const id = newJobId(kind);
   const accountId = `acct_${randomBytes(4).toString('hex')}`;
   const jobs = store.mediaJobs;
   const now = new Date();
@@ -100,7 +89,7 @@ async function jobWithMedia(kind: MediaKind, step: Step, options: { expiresInMs?
       accountId,
       keyId: 'key_1',
       model: 'demo/x',
-      request: REQUESTS[kind],
+      request: JOB_REQUESTS[kind],
       holdMicros: 1n,
       deadlineAt: null,
     },
@@ -200,10 +189,7 @@ describe('a sweep of the bucket', () => {
       jobWithMedia('video', 'deleted', { expiresInMs: 7 * DAY }),
     ]);
     // Objects whose job never existed: an upload whose api died first, a worker's leftovers.
-    const orphans = [
-      mediaKeys.upload(`stt_${randomBytes(8).toString('hex')}`),
-      mediaKeys.image('img_gone', 0),
-    ];
+    const orphans = [mediaKeys.upload(newJobId('transcription')), mediaKeys.image('img_gone', 0)];
     for (const key of orphans) await storage.put(key, new Uint8Array([1]), 'application/octet-stream');
     // Not the gateway's: left alone.
     await storage.put('elsewhere/notes.txt', new Uint8Array([1]), 'text/plain');
