@@ -6,8 +6,6 @@ export interface RedisOptions {
   /** BullMQ needs `null` here for its blocking connections; other users want a bound. */
   readonly forBullmq?: boolean;
   readonly connectionName?: string;
-  /** Outside BullMQ: how long a command waits for its reply (default `REDIS_COMMAND_TIMEOUT_MS`). */
-  readonly commandTimeoutMs?: number;
 }
 
 /**
@@ -37,7 +35,7 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
     enableReadyCheck: true,
     lazyConnect: false,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-    ...(forBullmq ? {} : { commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS }),
+    ...(forBullmq ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
   });
   // Errors surface through the commands that fail; an unhandled 'error' event would crash.
   redis.on('error', () => undefined);
