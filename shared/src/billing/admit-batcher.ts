@@ -60,7 +60,8 @@ export function createAdmitBatcher(
 
 function settle(waiting: Waiting, reply: unknown): void {
   if (!Array.isArray(reply)) {
-    waiting.reject(new Error(`admission script: no reply for request ${waiting.call.args[2]}`));
+    const [, , requestId] = waiting.call.args;
+    waiting.reject(new Error(`admission script: no reply for request ${requestId}`));
   } else if (reply[0] === 'error') {
     waiting.reject(new ReplyError(String(reply[1])));
   } else waiting.resolve(reply as unknown as AdmitReply);
