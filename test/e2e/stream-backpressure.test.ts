@@ -6,8 +6,7 @@
  * provider-native pass-through (`/openai/v1`).
  */
 import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { billingKeys } from '../../shared/src/billing/redis-keys.ts';
