@@ -1,9 +1,13 @@
 /**
  * Many streams open at once: `count` streamed chat requests started together against a slow
  * upstream stream (the mock sends 20 chunks 250 ms apart, so every stream stays open about 5 s and
- * all of them are open at the same time), after one stream alone for the baseline. Measures the
- * api's resident memory (VmRSS sampled every 50 ms, and the kernel's peak VmHWM) and each stream's
- * time to first token, to show whether memory and the first token stay flat with 1,000 open streams.
+ * all of them are open at the same time). Before them, `PROBES` streams opened one after the other
+ * on the idle api (each once the previous one's first token came); once every one of the `count`
+ * has its first token, `PROBES` more the same way while they are all still open, and `PROBES` more
+ * once they all ended: the first token of a new stream alone (on the fresh api, and warm), and amid
+ * the open ones. Measures the api's resident memory (VmRSS sampled
+ * every 50 ms, and the kernel's peak VmHWM) and the first tokens, to show whether memory and the
+ * first token stay flat with 1,000 open streams.
  */
 
 import { readFileSync } from 'node:fs';
@@ -18,8 +22,13 @@ export interface ManyStreamsResult {
   /** The api's resident memory before the streams opened, and the highest seen while they were open. */
   readonly rssBeforeMb: number;
   readonly rssPeakMb: number;
-  /** Time to first token of the single stream run first, and of the `count` streams. */
+  /** Median time to first token of the streams opened one at a time on the idle api: fresh, and after the rest. */
   readonly aloneTtftMs: number;
+  readonly aloneAfterTtftMs: number;
+  /** The same while the `count` streams are open, and how many of them were still open then. */
+  readonly amidTtftMs: number;
+  readonly openAmid: number;
+  /** Time to first token of the `count` streams started together. */
   readonly ttftP50Ms: number;
   readonly ttftP99Ms: number;
   readonly ttftMaxMs: number;
@@ -40,7 +49,32 @@ function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return kb / 1024;
 }
 
-function openStream(url: URL, key: string, model: string, agent: Agent): Promise<StreamOutcome> {
+/** A stream opened: its first token's time (NaN if none came) and its outcome at the end. */
+interface OpenedStream {
+  readonly firstToken: Promise<number>;
+  readonly done: Promise<StreamOutcome>;
+}
+
+/** Streams opened one after the other on the idle api, each once the previous one's first token came. */
+const PROBES = 20;
+
+function openStream(url: URL, key: string, model: string, agent: Agent): OpenedStream {
+  let firstToken: (ms: number) => void = () => undefined;
+  const first = new Promise<number>((resolve) => {
+    firstToken = resolve;
+  });
+  const done = requestStream(url, key, model, agent, (ms) => firstToken(ms));
+  void done.then((outcome) => firstToken(outcome.ttftMs));
+  return { firstToken: first, done };
+}
+
+function requestStream(
+  url: URL,
+  key: string,
+  model: string,
+  agent: Agent,
+  onFirstToken: (ms: number) => void,
+): Promise<StreamOutcome> {
   const body = JSON.stringify({
     model,
     stream: true,
@@ -61,7 +95,10 @@ function openStream(url: URL, key: string, model: string, agent: Agent): Promise
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
-          if (Number.isNaN(ttftMs)) ttftMs = performance.now() - sent;
+          if (Number.isNaN(ttftMs)) {
+            ttftMs = performance.now() - sent;
+            onFirstToken(ttftMs);
+          }
           text += chunk;
         });
         res.on('end', () => {
@@ -80,7 +117,26 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-/** Runs one stream alone, then `count` at once against the gateway at `origin`; `pid`: the api's. */
+/** `PROBES` streams, each opened once the previous one's first token came; their first tokens. */
+async function probeOneByOne(open: () => OpenedStream): Promise<{ ttfts: number[]; done: Promise<unknown> }> {
+  const ttfts: number[] = [];
+  const done: Promise<StreamOutcome>[] = [];
+  for (let i = 0; i < PROBES; i += 1) {
+    const stream = open();
+    done.push(stream.done);
+    ttfts.push(await stream.firstToken);
+  }
+  return { ttfts, done: Promise.all(done) };
+}
+
+function median(values: readonly number[]): number {
+  return percentile(
+    values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b),
+    50,
+  );
+}
+
+/** Streams alone, then `count` at once and more amid them, against the gateway at `origin`; `pid`: the api's. */
 export async function manyStreams(options: {
   readonly origin: string;
   readonly key: string;
@@ -90,19 +146,28 @@ export async function manyStreams(options: {
 }): Promise<ManyStreamsResult> {
   const url = new URL('/v1/chat/completions', options.origin);
   const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-  const alone = await openStream(url, options.key, options.model, agent);
+  const open = () => openStream(url, options.key, options.model, agent);
+  const alone = await probeOneByOne(open);
+  await alone.done;
   const rssBeforeMb = memoryMb(options.pid, 'VmRSS');
   let rssPeakMb = rssBeforeMb;
   const sampler = setInterval(() => {
     rssPeakMb = Math.max(rssPeakMb, memoryMb(options.pid, 'VmRSS'));
   }, 50);
   const started = performance.now();
-  const outcomes = await Promise.all(
-    Array.from({ length: options.count }, () => openStream(url, options.key, options.model, agent)),
-  );
+  const burst = Array.from({ length: options.count }, open);
+  let ended = 0;
+  for (const stream of burst) void stream.done.then(() => (ended += 1));
+  await Promise.all(burst.map((stream) => stream.firstToken));
+  const amid = await probeOneByOne(open);
+  const openAmid = options.count - ended;
+  const outcomes = await Promise.all(burst.map((stream) => stream.done));
+  await amid.done;
   const wallS = (performance.now() - started) / 1000;
   clearInterval(sampler);
   rssPeakMb = Math.max(rssPeakMb, memoryMb(options.pid, 'VmHWM'));
+  const aloneAfter = await probeOneByOne(open);
+  await aloneAfter.done;
   agent.destroy();
   const ttfts = outcomes
     .map((o) => o.ttftMs)
@@ -116,7 +181,10 @@ export async function manyStreams(options: {
     firstFailure: failures[0]?.failure,
     rssBeforeMb,
     rssPeakMb,
-    aloneTtftMs: alone.ttftMs,
+    aloneTtftMs: median(alone.ttfts),
+    aloneAfterTtftMs: median(aloneAfter.ttfts),
+    amidTtftMs: median(amid.ttfts),
+    openAmid,
     ttftP50Ms: percentile(ttfts, 50),
     ttftP99Ms: percentile(ttfts, 99),
     ttftMaxMs: ttfts.at(-1) ?? Number.NaN,

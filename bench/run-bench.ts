@@ -463,7 +463,7 @@ async function main(): Promise<void> {
         pid: gateway.api.pid,
       });
       log(
-        `streams: ${streams.ok}/${streams.count} ok, api RSS ${streams.rssBeforeMb.toFixed(0)} → peak ${streams.rssPeakMb.toFixed(0)} MB, TTFT alone ${streams.aloneTtftMs.toFixed(1)} ms, p50 ${streams.ttftP50Ms.toFixed(1)} / p99 ${streams.ttftP99Ms.toFixed(1)} ms`,
+        `streams: ${streams.ok}/${streams.count} ok, api RSS ${streams.rssBeforeMb.toFixed(0)} → peak ${streams.rssPeakMb.toFixed(0)} MB, TTFT alone ${streams.aloneTtftMs.toFixed(1)} ms (warm ${streams.aloneAfterTtftMs.toFixed(1)}), amid ${streams.amidTtftMs.toFixed(1)} ms (${streams.openAmid} open), burst p50 ${streams.ttftP50Ms.toFixed(1)} / p99 ${streams.ttftP99Ms.toFixed(1)} ms`,
       );
     });
   }
