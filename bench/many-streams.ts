@@ -5,9 +5,9 @@
  * on the idle api (each once the previous one's first token came); once every one of the `count`
  * has its first token, `PROBES` more the same way while they are all still open, and `PROBES` more
  * once they all ended: the first token of a new stream alone (on the fresh api, and warm), and amid
- * the open ones. Measures the api's resident memory (VmRSS sampled
- * every 50 ms, and the kernel's peak VmHWM) and the first tokens, to show whether memory and the
- * first token stay flat with 1,000 open streams.
+ * the open ones. Measures the api's resident memory (VmRSS sampled every 50 ms, and the kernel's
+ * peak VmHWM) and the first tokens, to show whether memory and the first token stay flat with
+ * 1,000 open streams.
  */
 
 import { readFileSync } from 'node:fs';
@@ -28,6 +28,10 @@ export interface ManyStreamsResult {
   /** The same while the `count` streams are open, and how many of them were still open then. */
   readonly amidTtftMs: number;
   readonly openAmid: number;
+  /** Probe streams opened (alone or amid), those that did not answer 200 or broke off, the first failure. */
+  readonly probes: number;
+  readonly probesFailed: number;
+  readonly firstProbeFailure: string | undefined;
   /** Time to first token of the `count` streams started together. */
   readonly ttftP50Ms: number;
   readonly ttftP99Ms: number;
@@ -59,13 +63,14 @@ interface OpenedStream {
 const PROBES = 20;
 
 function openStream(url: URL, key: string, model: string, agent: Agent): OpenedStream {
-  let firstToken: (ms: number) => void = () => undefined;
-  const first = new Promise<number>((resolve) => {
-    firstToken = resolve;
+  let resolveFirst: (ms: number) => void = () => undefined;
+  const firstToken = new Promise<number>((resolve) => {
+    resolveFirst = resolve;
   });
-  const done = requestStream(url, key, model, agent, (ms) => firstToken(ms));
-  void done.then((outcome) => firstToken(outcome.ttftMs));
-  return { firstToken: first, done };
+  const done = requestStream(url, key, model, agent, (ms) => resolveFirst(ms));
+  // A stream that ended without a byte of answer resolves its first token as NaN.
+  void done.then((outcome) => resolveFirst(outcome.ttftMs));
+  return { firstToken, done };
 }
 
 function requestStream(
@@ -118,7 +123,9 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** `PROBES` streams, each opened once the previous one's first token came; their first tokens. */
-async function probeOneByOne(open: () => OpenedStream): Promise<{ ttfts: number[]; done: Promise<unknown> }> {
+async function probeOneByOne(
+  open: () => OpenedStream,
+): Promise<{ ttfts: number[]; done: Promise<StreamOutcome[]> }> {
   const ttfts: number[] = [];
   const done: Promise<StreamOutcome>[] = [];
   for (let i = 0; i < PROBES; i += 1) {
@@ -167,7 +174,9 @@ export async function manyStreams(options: {
   clearInterval(sampler);
   rssPeakMb = Math.max(rssPeakMb, memoryMb(options.pid, 'VmHWM'));
   const aloneAfter = await probeOneByOne(open);
-  await aloneAfter.done;
+  const probeFailures = [...(await alone.done), ...(await amid.done), ...(await aloneAfter.done)].filter(
+    (o) => !o.ok,
+  );
   agent.destroy();
   const ttfts = outcomes
     .map((o) => o.ttftMs)
@@ -185,6 +194,9 @@ export async function manyStreams(options: {
     aloneAfterTtftMs: median(aloneAfter.ttfts),
     amidTtftMs: median(amid.ttfts),
     openAmid,
+    probes: 3 * PROBES,
+    probesFailed: probeFailures.length,
+    firstProbeFailure: probeFailures[0]?.failure,
     ttftP50Ms: percentile(ttfts, 50),
     ttftP99Ms: percentile(ttfts, 99),
     ttftMaxMs: ttfts.at(-1) ?? Number.NaN,

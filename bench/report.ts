@@ -204,6 +204,8 @@ function manyStreamsSection(r: ManyStreamsResult, verdicts: Verdict[]): string {
     '| streams | ok | failed | api RSS before MB | api RSS peak MB | TTFT alone p50 ms: fresh / warm | TTFT amid the open streams p50 ms (still open) | burst TTFT p50 ms | burst TTFT p99 ms | burst TTFT max ms | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|\n';
   md += `| ${r.count} | ${r.ok} | ${r.failed} | ${n(r.rssBeforeMb)} | ${n(r.rssPeakMb)} | ${n(r.aloneTtftMs)} / ${n(r.aloneAfterTtftMs)} | ${n(r.amidTtftMs)} (${r.openAmid}) | ${n(r.ttftP50Ms)} | ${n(r.ttftP99Ms)} | ${n(r.ttftMaxMs)} | ${n(r.wallS)} |\n`;
   if (r.firstFailure !== undefined) md += `\nFirst failure: \`${r.firstFailure.replaceAll('`', "'")}\`\n`;
+  if (r.probesFailed > 0)
+    md += `\n${r.probesFailed} of the ${r.probes} probe streams failed (their first tokens left out); the first: \`${(r.firstProbeFailure ?? '').replaceAll('`', "'")}\`\n`;
   return md;
 }
 
