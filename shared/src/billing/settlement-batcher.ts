@@ -8,8 +8,9 @@ export interface SettlementBatchOptions {
   /** The longest a charge waits in memory before its batch is written; default 50 ms (SETTLEMENT_FLUSH_MS). */
   readonly flushMs?: number;
   /**
-   * The most charges one batch holds; a batch is written at once, without waiting for the timer,
-   * when this many wait, and a longer queue is written in batches of this size back to back.
+   * The most charges one batch holds; a batch is written without waiting for the timer (at the
+   * next turn of the event loop) when this many wait, and a longer queue is written in batches of
+   * this size back to back.
    * Default 250 (DEFAULT_MAX_BATCH).
    */
   readonly maxBatch?: number;
@@ -55,6 +56,8 @@ export class SettlementBatcher {
   #queue: Queued[] = [];
   #running: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
+  /** A full batch's write, due at the next check phase (never in the stack of the charge that filled it). */
+  #immediate: NodeJS.Immediate | null = null;
   #seq = 0;
   #closed = false;
   #warnedAt = Number.NEGATIVE_INFINITY;
@@ -107,6 +110,8 @@ export class SettlementBatcher {
     await this.flush();
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
+    if (this.#immediate !== null) clearImmediate(this.#immediate);
+    this.#immediate = null;
     this.#untrack();
   }
 
@@ -114,7 +119,12 @@ export class SettlementBatcher {
     if (this.#running !== null || this.#queue.length === 0) return;
     const now = Date.now();
     if (this.#queue.length >= this.#maxBatch && this.#eligible(now) >= this.#maxBatch) {
-      void this.#start();
+      // On the next turn, not now: the charge that fills a batch is queued by a request on its way
+      // to its answer, which would otherwise wait for the batch's write (synchronous on SQLite).
+      this.#immediate ??= setImmediate(() => {
+        this.#immediate = null;
+        void this.#start();
+      });
       return;
     }
     if (this.#timer !== null) return;

@@ -387,6 +387,26 @@ describe('a batch that cannot be recorded', () => {
       expect(() => new SettlementBatcher(fx.deps, { maxBatch })).toThrow(RangeError);
   });
 
+  it('writes a full batch at the next turn, never in the call that queued its last charge', async () => {
+    const accountId = await fundedAccount(1_000n);
+    const keyId = freshId('key');
+    const { deps, calls, sizes } = failingStore(0);
+    const batcher = new SettlementBatcher(deps, { flushMs: 60_000, maxBatch: 10 });
+    try {
+      // The store is synchronous on SQLite: a write started here would run inside the request that
+      // queued the tenth charge, before its answer.
+      for (let i = 0; i < 10; i++) void batcher.enqueue(charge(accountId, keyId, IRT));
+      expect(calls()).toBe(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(calls()).toBe(1);
+      expect(sizes()).toEqual([10]);
+      await batcher.flush();
+      expect(await totals(accountId, keyId)).toEqual({ balance: 990n * IRT, spent: 10n * IRT });
+    } finally {
+      await batcher.close();
+    }
+  });
+
   it('writes one store call per batch, a batch taking at most maxBatch of the charges waiting', async () => {
     const accountId = await fundedAccount(1_000n);
     const keyId = freshId('key');
