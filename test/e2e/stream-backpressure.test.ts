@@ -36,9 +36,11 @@ let provider: FakeUpstream;
 let g: GatewayWithFakes;
 let funded: FundedClient;
 
-function chunkLine(delta: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  const chunk = { id: 'cmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', ...extra };
-  return `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+/** One event of an OpenAI chat completion stream. */
+function chunkLine(delta: Record<string, unknown>, finishReason: string | null, usage?: unknown): string {
+  const choices = [{ index: 0, delta, finish_reason: finishReason }];
+  const chunk = { id: 'cmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices };
+  return `data: ${JSON.stringify(usage === undefined ? chunk : { ...chunk, usage })}\n\n`;
 }
 
 /** Writes as fast as the gateway reads: each write past the socket's buffer waits for `drain`. */
@@ -47,14 +49,13 @@ async function streamLargeAnswer(response: ServerResponse): Promise<void> {
     progress.closed = true;
   });
   response.writeHead(200, { 'content-type': 'text/event-stream' });
-  const line = chunkLine({ content: CONTENT });
+  const line = chunkLine({ content: CONTENT }, null);
   for (let i = 0; i < CHUNKS; i += 1) {
     if (response.destroyed) return;
     progress.written += CONTENT.length;
     if (!response.write(line)) await drainedOrClosed(response);
   }
-  const last = `data: ${JSON.stringify({ id: 'cmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: USAGE })}\n\n`;
-  response.end(`${last}data: [DONE]\n\n`);
+  response.end(`${chunkLine({}, 'stop', USAGE)}data: [DONE]\n\n`);
   progress.finished = true;
 }
 
