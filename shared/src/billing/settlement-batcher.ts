@@ -108,20 +108,26 @@ export class SettlementBatcher {
   async close(): Promise<void> {
     this.#closed = true;
     await this.flush();
+    this.#cancelPending();
+    this.#untrack();
+  }
+
+  /** A batch is starting (or nothing will): the timer's or the full batch's pending start goes. */
+  #cancelPending(): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     if (this.#immediate !== null) clearImmediate(this.#immediate);
     this.#immediate = null;
-    this.#untrack();
   }
 
   #schedule(): void {
-    if (this.#running !== null || this.#queue.length === 0) return;
+    // A full batch already starts at the next turn: nothing to count until then.
+    if (this.#running !== null || this.#immediate !== null || this.#queue.length === 0) return;
     const now = Date.now();
     if (this.#queue.length >= this.#maxBatch && this.#eligible(now) >= this.#maxBatch) {
       // On the next turn, not now: the charge that fills a batch is queued by a request on its way
       // to its answer, which would otherwise wait for the batch's write (synchronous on SQLite).
-      this.#immediate ??= setImmediate(() => {
+      this.#immediate = setImmediate(() => {
         this.#immediate = null;
         void this.#start();
       });
@@ -136,8 +142,7 @@ export class SettlementBatcher {
 
   #start(): Promise<void> {
     if (this.#running !== null) return this.#running;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
+    this.#cancelPending();
     const batch = this.#take(Date.now());
     if (this.#queue.length > BACKLOG_WARNING && Date.now() - this.#warnedAt >= BACKLOG_WARNING_EVERY_MS) {
       this.#warnedAt = Date.now();
