@@ -60,7 +60,7 @@ interface OpenedStream {
 }
 
 /** Streams opened one after the other on the idle api, each once the previous one's first token came. */
-const PROBES = 20;
+export const PROBES = 20;
 
 function openStream(url: URL, key: string, model: string, agent: Agent): OpenedStream {
   let resolveFirst: (ms: number) => void = () => undefined;

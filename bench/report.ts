@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeKeepingAnalysis } from './kept-analysis.ts';
 import { formatLoopDelay, type LoopDelay } from './loop-delay.ts';
-import type { ManyStreamsResult } from './many-streams.ts';
+import { type ManyStreamsResult, PROBES } from './many-streams.ts';
 import type { ProfileSummary, Share } from './profile-summary.ts';
 import type { RedisWork } from './redis-work.ts';
 import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
@@ -199,7 +199,7 @@ function manyStreamsSection(r: ManyStreamsResult, verdicts: Verdict[]): string {
         : `${n(r.rssPeakMb - MANY_STREAMS_RSS_MB)} MB over`,
   });
   let md = `\n## ${r.count} streams open at once\n\n`;
-  md += `\`bench/many-streams.ts\`, on a fresh api: 20 streams opened one after the other (each once the previous one's first token came: the first token of a stream alone), then ${r.count} streamed requests started together, then, once all of them had their first token, 20 more one after the other while they were open (the first token of a stream amid ${r.count} open ones), and 20 more once they had all ended (a stream alone again, on the api now warm). The mock sends 20 chunks 250 ms apart, so a stream stays open about 5 s. The api's memory: VmRSS sampled every 50 ms and the kernel's peak (VmHWM). First token: from the request sent to the first bytes of the answer.\n\n`;
+  md += `\`bench/many-streams.ts\`, on a fresh api: ${PROBES} streams opened one after the other (each once the previous one's first token came: the first token of a stream alone), then ${r.count} streamed requests started together, then, once all of them had their first token, ${PROBES} more one after the other while they were open (the first token of a stream amid ${r.count} open ones), and ${PROBES} more once they had all ended (a stream alone again, on the api now warm). The mock sends 20 chunks 250 ms apart, so a stream stays open about 5 s. The api's memory: VmRSS sampled every 50 ms and the kernel's peak (VmHWM). First token: from the request sent to the first bytes of the answer.\n\n`;
   md +=
     '| streams | ok | failed | api RSS before MB | api RSS peak MB | TTFT alone p50 ms: fresh / warm | TTFT amid the open streams p50 ms (still open) | burst TTFT p50 ms | burst TTFT p99 ms | burst TTFT max ms | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|\n';
   md += `| ${r.count} | ${r.ok} | ${r.failed} | ${n(r.rssBeforeMb)} | ${n(r.rssPeakMb)} | ${n(r.aloneTtftMs)} / ${n(r.aloneAfterTtftMs)} | ${n(r.amidTtftMs)} (${r.openAmid}) | ${n(r.ttftP50Ms)} | ${n(r.ttftP99Ms)} | ${n(r.ttftMaxMs)} | ${n(r.wallS)} |\n`;
