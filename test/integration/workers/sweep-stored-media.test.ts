@@ -199,7 +199,20 @@ describe('a sweep of the bucket', () => {
     expect(await stored(gone.flatMap((job) => job.keys))).not.toContain(false);
 
     // Two hours on, in pages of 3 (the listing's continuation with deletions between pages).
-    const report = await sweepStoredMedia(deps(SWEEP_GRACE_MS + HOUR, 3));
+    const reads: string[] = [];
+    const counted: SweepDeps = {
+      ...deps(SWEEP_GRACE_MS + HOUR, 3),
+      jobs: {
+        findById: (id) => {
+          reads.push(id);
+          return store.mediaJobs.findById(id);
+        },
+      },
+    };
+    const report = await sweepStoredMedia(counted);
+    // Each job read once, an image job's two objects (on two pages or one) included.
+    expect(reads.length).toBe(new Set(reads).size);
+    expect(reads).toHaveLength(kept.length + gone.length + orphans.length);
     const goneKeys = [...gone.flatMap((job) => job.keys), ...orphans];
     expect(report.removed).toBe(goneKeys.length);
     expect(await stored(goneKeys)).toEqual(goneKeys.map(() => false));

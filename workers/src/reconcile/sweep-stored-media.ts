@@ -57,25 +57,22 @@ export async function sweepStoredMedia(deps: SweepDeps): Promise<SweepReport> {
   const now = deps.now();
   const writtenBefore = now.getTime() - SWEEP_GRACE_MS;
   const report: SweepReport = { checked: 0, removed: 0 };
-  // One read per job and sweep: an image job has several objects.
+  // Each job read once per sweep (an image job has several objects), a page's jobs together.
   const needed = new Map<string, boolean>();
-  const stillNeeded = async (jobId: string): Promise<boolean> => {
-    let verdict = needed.get(jobId);
-    if (verdict === undefined) {
-      verdict = mediaStillNeeded(await deps.jobs.findById(jobId), now);
-      needed.set(jobId, verdict);
-    }
-    return verdict;
-  };
   for (const prefix of MEDIA_PREFIXES) {
     for await (const page of deps.storage.list(prefix, deps.pageSize)) {
-      const unneeded: string[] = [];
-      for (const object of page) {
-        report.checked += 1;
-        const jobId = jobIdOfKey(object.key);
-        if (jobId === undefined || object.lastModified.getTime() > writtenBefore) continue;
-        if (!(await stillNeeded(jobId))) unneeded.push(object.key);
-      }
+      report.checked += page.length;
+      const old = page.flatMap(({ key, lastModified }) => {
+        const jobId = jobIdOfKey(key);
+        return jobId === undefined || lastModified.getTime() > writtenBefore ? [] : [{ key, jobId }];
+      });
+      const unread = [...new Set(old.map(({ jobId }) => jobId))].filter((jobId) => !needed.has(jobId));
+      await Promise.all(
+        unread.map(async (jobId) => {
+          needed.set(jobId, mediaStillNeeded(await deps.jobs.findById(jobId), now));
+        }),
+      );
+      const unneeded = old.filter(({ jobId }) => needed.get(jobId) === false).map(({ key }) => key);
       if (unneeded.length === 0) continue;
       await deps.storage.remove(unneeded);
       report.removed += unneeded.length;
