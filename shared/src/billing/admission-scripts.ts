@@ -54,23 +54,31 @@ local function live_total(expiries, amounts, now)
 end
 
 -- Holds \`amount\` for \`id\` until \`expires_at\`; a request admitted again (its hold phase, once an
--- upload is measured) has its hold replaced.
-local function add_hold(expiries, amounts, id, amount, expires_at, ttl)
+-- upload is measured) has its hold replaced. Returns the set's new total, and how long the set is
+-- now known to live (ms). \`life\`: how long it was known to live before (0: unknown).
+local function add_hold(expiries, amounts, id, amount, expires_at, ttl, life)
   local field = 'h:' .. id
+  local total, fresh
   if redis.call('HSETNX', amounts, field, amount) == 1 then
-    redis.call('HINCRBY', amounts, 'total', amount)
+    total = redis.call('HINCRBY', amounts, 'total', amount)
+    -- Nothing else held (amounts are positive): Redis removed the expiries with their last hold.
+    fresh = total == tonumber(amount)
   else
-    redis.call('HINCRBY', amounts, 'total', '-' .. redis.call('HGET', amounts, field))
+    local before = tonumber(redis.call('HGET', amounts, field))
+    total = redis.call('HINCRBY', amounts, 'total', int(tonumber(amount) - before))
     redis.call('HSET', amounts, field, amount)
-    redis.call('HINCRBY', amounts, 'total', amount)
   end
   redis.call('ZADD', expiries, int(expires_at), id)
-  -- The sets outlive their longest hold and are never shortened; extended to twice the hold's life,
-  -- so that a busy set is extended about once a hold life rather than at every hold.
-  if redis.call('PTTL', expiries) < ttl then
-    redis.call('PEXPIRE', expiries, int(ttl * 2))
-    redis.call('PEXPIRE', amounts, int(ttl * 2))
+  if life >= ttl then return total, life end
+  -- The sets outlive their longest hold; extended to twice the hold's life, so that a busy set is
+  -- extended about once a hold life rather than at every hold.
+  if not fresh then
+    local left = redis.call('PTTL', expiries)
+    if left >= ttl then return total, left end
   end
+  redis.call('PEXPIRE', expiries, int(ttl * 2))
+  redis.call('PEXPIRE', amounts, int(ttl * 2))
+  return total, ttl * 2
 end
 
 -- Writes a snapshot unless the one present is as new or newer (versions only grow in the store).
@@ -99,7 +107,25 @@ export const ADMIT_ARGS_PER_CALL = 9;
  * other requests of the batch are answered all the same).
  */
 export const ADMIT_LUA = `${HELPERS}
-local function admit(k, a)
+-- The hold sets this call has read or written: their live total and how long they are known to
+-- live. The admissions of one call happen at one instant (one \`TIME\`), so a set swept once needs
+-- no second sweep, and its total is what the last hold added left it at.
+local sets = {}
+
+local function held_in(expiries, amounts, now)
+  local seen = sets[expiries]
+  if seen then return seen.total end
+  local total = live_total(expiries, amounts, now)
+  sets[expiries] = { total = total, life = 0 }
+  return total
+end
+
+local function hold_in(expiries, amounts, id, amount, expires_at, ttl)
+  local seen = sets[expiries]
+  seen.total, seen.life = add_hold(expiries, amounts, id, amount, expires_at, ttl, seen.life)
+end
+
+local function admit(k, a, now)
   local limit, window, id, estimate = tonumber(ARGV[a + 1]), ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local hold_ttl, min_required, cap = tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6]), ARGV[a + 7]
   local rate, wallet_snapshot, spend_snapshot = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
@@ -118,7 +144,7 @@ local function admit(k, a)
     if reset < 0 then reset = tonumber(window) end
   else
     count = redis.call('INCR', rate)
-    reset = redis.call('PTTL', rate)
+    reset = count > 1 and redis.call('PTTL', rate) or -1
     if reset < 0 then
       -- The window starts with its first request.
       redis.call('PEXPIRE', rate, window)
@@ -127,27 +153,29 @@ local function admit(k, a)
     if count > limit then return {'rate_limited', limit, 0, reset} end
   end
   local remaining = math.max(limit - count, 0)
-  local now = now_ms()
-  local held = live_total(KEYS[k + 4], KEYS[k + 5], now)
+  local held = held_in(KEYS[k + 4], KEYS[k + 5], now)
   if tonumber(balance) - held < min_required then return {'insufficient_quota', limit, remaining, reset} end
-  local key_held = live_total(KEYS[k + 6], KEYS[k + 7], now)
+  local key_held = held_in(KEYS[k + 6], KEYS[k + 7], now)
   if cap ~= '' then
     if tonumber(spent) + key_held >= tonumber(cap) then return {'spend_limit_reached', limit, remaining, reset} end
   end
   if ARGV[a + 8] ~= '1' then return {'model_not_allowed', limit, remaining, reset} end
   if estimate ~= '0' then
-    add_hold(KEYS[k + 4], KEYS[k + 5], id, estimate, now + hold_ttl, hold_ttl)
-    add_hold(KEYS[k + 6], KEYS[k + 7], id, estimate, now + hold_ttl, hold_ttl)
+    hold_in(KEYS[k + 4], KEYS[k + 5], id, estimate, now + hold_ttl, hold_ttl)
+    hold_in(KEYS[k + 6], KEYS[k + 7], id, estimate, now + hold_ttl, hold_ttl)
   end
   return {'admitted', limit, remaining, reset}
 end
 
+local now = now_ms()
 local replies = {}
 for i = 1, #KEYS / ${ADMIT_KEYS_PER_CALL} do
-  local ok, reply = pcall(admit, (i - 1) * ${ADMIT_KEYS_PER_CALL}, (i - 1) * ${ADMIT_ARGS_PER_CALL})
+  local ok, reply = pcall(admit, (i - 1) * ${ADMIT_KEYS_PER_CALL}, (i - 1) * ${ADMIT_ARGS_PER_CALL}, now)
   if ok then
     replies[i] = reply
   else
+    -- What this request wrote before it failed is not in the memo: the next ones read the sets anew.
+    sets = {}
     replies[i] = {'error', type(reply) == 'table' and (reply.err or 'error') or tostring(reply)}
   end
 end
@@ -227,8 +255,8 @@ export const RESTORE_HOLD_LUA = `${HELPERS}
 if redis.call('HEXISTS', KEYS[2], 'h:' .. ARGV[1]) == 1 then return 0 end
 local ttl = tonumber(ARGV[3])
 local now = now_ms()
-add_hold(KEYS[1], KEYS[2], ARGV[1], ARGV[2], now + ttl, ttl)
-add_hold(KEYS[3], KEYS[4], ARGV[1], ARGV[2], now + ttl, ttl)
+add_hold(KEYS[1], KEYS[2], ARGV[1], ARGV[2], now + ttl, ttl, 0)
+add_hold(KEYS[3], KEYS[4], ARGV[1], ARGV[2], now + ttl, ttl, 0)
 return 1
 `;
 

@@ -43,7 +43,7 @@ const key: HoldKeys = { expiries: 'holds:k', amounts: 'holds:k:amounts' };
 function admitCall(
   requestId: string,
   estimate: bigint,
-  options: { count?: boolean; ttlMs?: number; limit?: number } = {},
+  options: { count?: boolean; ttlMs?: number; limit?: number; minRequired?: bigint } = {},
 ): AdmitCall {
   return {
     rateWindow: 'rate:k',
@@ -57,7 +57,7 @@ function admitCall(
       requestId,
       estimate,
       options.ttlMs ?? LEASE_MS,
-      0n,
+      options.minRequired ?? 0n,
       null,
       true,
       options.count ?? true,
@@ -106,6 +106,75 @@ describe('billing scripts: Redis work per request', () => {
     expect(counts.inside).toBe(10 * 16);
     expect(await callsOf('pexpire')).toBe(0);
     expect(await total(wallet)).toBe(String(11 * 5_000));
+  });
+
+  it('admits the requests of one call to one wallet and key in 9 commands each after the first', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    expect((await scripts.admit(admitCall('req-0', 5_000n)))[0]).toBe('admitted');
+    await redis.config('RESETSTAT');
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => scripts.admit(admitCall(`req-${i + 1}`, 5_000n))),
+    );
+    expect(replies.map((reply) => reply.slice(0, 3))).toEqual(
+      Array.from({ length: 10 }, (_, i) => ['admitted', 3000, 3000 - 2 - i]),
+    );
+    const counts = await commandCounts();
+    expect(counts.scripts).toBe(1);
+    // The first as above (16, with the call's one clock); each next one: snapshot, rate window (2),
+    // and per hold set the hold alone (3): the sets' totals and life are known from the first.
+    expect(counts.inside).toBe(16 + 9 * 9);
+    expect(await callsOf('time')).toBe(1);
+    expect(await total(wallet)).toBe(String(11 * 5_000));
+    expect(await total(key)).toBe(String(11 * 5_000));
+    expect(await redis.zcard(wallet.expiries)).toBe(11);
+  });
+
+  it('counts the holds admitted earlier in the same call against the wallet', async () => {
+    // A balance of 300 and holds of 100, each needing 1 left unheld: the fourth and fifth of one
+    // call are refused, as they would be one call each.
+    await redis.hset('snap:w', 'balance', '300', 'version', '1');
+    await redis.config('RESETSTAT');
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => scripts.admit(admitCall(`r-${i}`, 100n, { minRequired: 1n }))),
+    );
+    expect((await commandCounts()).scripts).toBe(1);
+    expect(replies.map((reply) => reply[0])).toEqual([
+      'admitted',
+      'admitted',
+      'admitted',
+      'insufficient_quota',
+      'insufficient_quota',
+    ]);
+    expect(await total(wallet)).toBe('300');
+  });
+
+  it('gives hold sets emptied by their last settlement their life again without reading it', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    await scripts.admit(admitCall('before', 5_000n));
+    await scripts.settle([settleCall('before')], 60_000);
+    expect(await redis.exists(wallet.expiries, key.expiries)).toBe(0);
+    await redis.config('RESETSTAT');
+    expect((await scripts.admit(admitCall('after', 5_000n)))[0]).toBe('admitted');
+    // Snapshot, rate window (2), clock, per hold set: sweep, total, the hold (3) and its life (2).
+    expect((await commandCounts()).inside).toBe(4 + 2 * (2 + 3 + 2));
+    expect(await callsOf('pttl')).toBe(1);
+    for (const name of [wallet.expiries, wallet.amounts, key.expiries, key.amounts]) {
+      expect(await redis.pttl(name)).toBeGreaterThan(LEASE_MS);
+    }
+  });
+
+  it("starts a key's rate window with its first request without reading its life", async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    await scripts.admit(admitCall('warm', 5_000n));
+    await redis.del('rate:k');
+    await redis.config('RESETSTAT');
+    expect(await scripts.admit(admitCall('first', 5_000n))).toEqual(['admitted', 3000, 2999, 60_000]);
+    // The hold sets' life checks only: the rate window's life is set, not read.
+    expect(await callsOf('pttl')).toBe(2);
+    expect(await redis.pttl('rate:k')).toBeGreaterThan(59_000);
+    const second = await scripts.admit(admitCall('second', 5_000n));
+    expect(second.slice(0, 3)).toEqual(['admitted', 3000, 2998]);
+    expect(second[3]).toBeLessThanOrEqual(60_000);
   });
 
   it('settles many holds of one wallet and key in four commands per hold set', async () => {
