@@ -46,7 +46,7 @@ export function handoffsOf(result: MediaJobResult): string[] {
 }
 
 /**
- * What a finished job produced (media bytes live in S3 under keys derived from the job id), and
+ * What a finished job produced (media bytes live in S3 under the job's folder, `mediaKeys`), and
  * `provider`, the route's provider that produced it (results recorded before it was kept have none).
  */
 export type MediaJobResult = { provider?: string } & (

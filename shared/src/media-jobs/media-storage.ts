@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   DeleteObjectsCommand,
@@ -13,15 +14,23 @@ import { inSpan, SpanKind } from '../observability/tracing.ts';
 import type { MediaJobResult } from './media-job.ts';
 
 /**
- * Object keys derive from the job id alone, so a retried step overwrites what an earlier attempt
- * wrote instead of leaving a second copy.
+ * Object keys: the job's folder, then, for what a worker stores, the attempt that stored it (a
+ * fresh id each time a worker runs the job), so two attempts of one job (a worker thought dead
+ * that was only slow, and the rerun) never write the same object. The job's result names the
+ * objects of the attempt that completed it; another attempt's are deleted by that attempt, or by
+ * the sweep when it died first. The api stores a transcription's upload once, before the job.
  */
 export const mediaKeys = {
-  image: (jobId: string, index: number) => `jobs/${jobId}/image-${index}.png`,
-  speech: (jobId: string) => `jobs/${jobId}/speech.mp3`,
+  image: (jobId: string, attempt: string, index: number) => `jobs/${jobId}/${attempt}/image-${index}.png`,
+  speech: (jobId: string, attempt: string) => `jobs/${jobId}/${attempt}/speech.mp3`,
   upload: (jobId: string) => `uploads/${jobId}/audio`,
-  video: (jobId: string) => `jobs/${jobId}/video.mp4`,
+  video: (jobId: string, attempt: string) => `jobs/${jobId}/${attempt}/video.mp4`,
 };
+
+/** A fresh attempt id, for the keys of what one run of a job stores (`mediaKeys`). */
+export function newAttemptId(): string {
+  return randomBytes(6).toString('hex');
+}
 
 /** The folders of the bucket the gateway writes, each object under its job's id. */
 export const MEDIA_PREFIXES = ['jobs/', 'uploads/'] as const;

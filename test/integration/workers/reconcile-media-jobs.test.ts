@@ -79,7 +79,11 @@ async function jobOf(
   );
   if (status !== 'queued') await jobs.markRunning(id, at);
   if (status === 'completed') {
-    const result = options.result ?? { kind: 'speech', key: mediaKeys.speech(id), characters: 5 };
+    const result = options.result ?? {
+      kind: 'speech',
+      key: mediaKeys.speech(id, 'attempt-1'),
+      characters: 5,
+    };
     await jobs.markCompleted(id, result, null, null, at);
   }
   if (options.hold !== false) {

@@ -77,8 +77,15 @@ type Step =
   | 'discarded'
   | 'deleted';
 
-/** A job of `kind` brought to `step`, with the objects its kind stores written to the bucket. */
-async function jobWithMedia(kind: MediaKind, step: Step, options: { expiresInMs?: number } = {}) {
+/**
+ * A job of `kind` brought to `step`, with the objects its kind stores written to the bucket (by
+ * `options.attempts` attempts, the first of which completes it when it completes).
+ */
+async function jobWithMedia(
+  kind: MediaKind,
+  step: Step,
+  options: { expiresInMs?: number; attempts?: number } = {},
+) {
   const id = newJobId(kind);
   const accountId = `acct_${randomBytes(4).toString('hex')}`;
   const jobs = store.mediaJobs;
@@ -95,18 +102,22 @@ async function jobWithMedia(kind: MediaKind, step: Step, options: { expiresInMs?
     },
     now,
   );
-  const keys = objectKeysOf(kind, id);
+  const attempts = Array.from({ length: options.attempts ?? 1 }, (_, i) => `attempt-${i + 1}`);
+  const keysByAttempt = attempts.map((attempt) => objectKeysOf(kind, id, attempt));
+  const keys = keysByAttempt.flat();
   for (const key of keys) await storage.put(key, new Uint8Array([1, 2, 3]), 'application/octet-stream');
+  const [winner = ''] = keysByAttempt[0] ?? [];
   if (step !== 'queued' && step !== 'cancelled') await jobs.markRunning(id, now);
   if (step === 'failed')
     await jobs.markFailed(id, { message: 'x', status: 502, type: 'upstream_error', code: 'x' }, now);
   if (step === 'cancelled') await jobs.markCancelled(id, now);
   if (['completed', 'delivered', 'discarded', 'deleted'].includes(step)) {
-    // The sweep reads keys from the listing, not from the result: any result of the kind's shape.
+    // The result names the first attempt's object (the sweep keeps, of a completed job, only what
+    // its result names; a transcription's upload whatever its result).
     const result: MediaJobResult =
       kind === 'video'
-        ? { kind: 'video', key: mediaKeys.video(id), sizeBytes: 3, seconds: 4 }
-        : { kind: 'speech', key: mediaKeys.speech(id), characters: 5 };
+        ? { kind: 'video', key: winner, sizeBytes: 3, seconds: 4 }
+        : { kind: 'speech', key: winner, characters: 5 };
     const expiresAt =
       options.expiresInMs === undefined ? null : new Date(now.getTime() + options.expiresInMs);
     await jobs.markCompleted(id, result, null, expiresAt, now);
@@ -114,14 +125,14 @@ async function jobWithMedia(kind: MediaKind, step: Step, options: { expiresInMs?
   if (step === 'delivered') await jobs.markDelivered(id, 1n, now);
   if (step === 'discarded') await jobs.markDiscarded(id, now);
   if (step === 'deleted') await jobs.markDeleted(id, accountId, now);
-  return { id, keys };
+  return { id, keys, keysByAttempt };
 }
 
-function objectKeysOf(kind: MediaKind, id: string): string[] {
-  if (kind === 'image') return [mediaKeys.image(id, 0), mediaKeys.image(id, 1)];
-  if (kind === 'speech') return [mediaKeys.speech(id)];
+function objectKeysOf(kind: MediaKind, id: string, attempt: string): string[] {
+  if (kind === 'image') return [mediaKeys.image(id, attempt, 0), mediaKeys.image(id, attempt, 1)];
+  if (kind === 'speech') return [mediaKeys.speech(id, attempt)];
   if (kind === 'transcription') return [mediaKeys.upload(id)];
-  return [mediaKeys.video(id)];
+  return [mediaKeys.video(id, attempt)];
 }
 
 async function stored(keys: readonly string[]): Promise<boolean[]> {
@@ -163,9 +174,9 @@ describe('which media a job still needs', () => {
   });
 
   it('reads the job of an object from its key', () => {
-    expect(jobIdOfKey(mediaKeys.image('img_a', 3))).toBe('img_a');
+    expect(jobIdOfKey(mediaKeys.image('img_a', 'f00d', 3))).toBe('img_a');
     expect(jobIdOfKey(mediaKeys.upload('stt_b'))).toBe('stt_b');
-    expect(jobIdOfKey(mediaKeys.video('video_c'))).toBe('video_c');
+    expect(jobIdOfKey(mediaKeys.video('video_c', 'f00d'))).toBe('video_c');
     expect(jobIdOfKey('jobs/')).toBeUndefined();
     expect(jobIdOfKey('elsewhere/x/y')).toBeUndefined();
   });
@@ -189,7 +200,7 @@ describe('a sweep of the bucket', () => {
       jobWithMedia('video', 'deleted', { expiresInMs: 7 * DAY }),
     ]);
     // Objects whose job never existed: an upload whose api died first, a worker's leftovers.
-    const orphans = [mediaKeys.upload(newJobId('transcription')), mediaKeys.image('img_gone', 0)];
+    const orphans = [mediaKeys.upload(newJobId('transcription')), mediaKeys.image('img_gone', 'f00d', 0)];
     for (const key of orphans) await storage.put(key, new Uint8Array([1]), 'application/octet-stream');
     // Not the gateway's: left alone.
     await storage.put('elsewhere/notes.txt', new Uint8Array([1]), 'text/plain');
@@ -221,6 +232,21 @@ describe('a sweep of the bucket', () => {
 
     // A second sweep finds nothing left to do.
     expect((await sweepStoredMedia(deps(SWEEP_GRACE_MS + HOUR, 3))).removed).toBe(0);
+  });
+
+  it("deletes, once a job completed, what its other attempts stored, and keeps its result's objects", async () => {
+    const video = await jobWithMedia('video', 'completed', { expiresInMs: 7 * DAY, attempts: 2 });
+    const speech = await jobWithMedia('speech', 'completed', { attempts: 3 });
+    // Not final yet: every attempt may still be writing.
+    const running = await jobWithMedia('image', 'running', { attempts: 2 });
+    const report = await sweepStoredMedia(deps(SWEEP_GRACE_MS + HOUR));
+    expect(report.removed).toBe(1 + 2);
+    for (const job of [video, speech]) {
+      const [named, ...others] = job.keysByAttempt;
+      expect(await stored(named ?? [])).toEqual([true]);
+      expect(await stored(others.flat())).toEqual(others.flat().map(() => false));
+    }
+    expect(await stored(running.keys)).toEqual([true, true, true, true]);
   });
 
   it('deletes a finished video once its expiry has passed', async () => {

@@ -1,8 +1,8 @@
 /**
  * The image processor's bookkeeping around its side effects, with scripted collaborators (the
  * end-to-end tests run the real ones): the short-lived Redis copies it makes are dropped whenever
- * its attempt does not complete the job, and the stored PNGs are deleted only when no attempt of
- * the job completed it.
+ * its attempt does not complete the job, and so are the PNGs it stored, under its own keys: never
+ * those of another attempt that completed the job.
  */
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
@@ -32,8 +32,13 @@ interface Script {
   readonly statusAfter?: MediaJobStatus;
 }
 
+/** The PNGs of another attempt that completed the job first (its result names them). */
+const WINNER_KEYS = ['jobs/img_1/0a0a0a0a0a0a/image-0.png', 'jobs/img_1/0a0a0a0a0a0a/image-1.png'];
+
 function run(script: Script) {
   const calls: string[] = [];
+  const put: string[] = [];
+  const removed: string[] = [];
   let offered = 0;
   const deps: MediaWorkerDeps = {
     jobs: {
@@ -42,13 +47,22 @@ function run(script: Script) {
         if (script.complete === 'throws') throw new Error('MongoDB is away');
         return script.complete === 'refused' ? null : { ...running, status: 'completed' };
       },
-      findById: async () => ({ ...running, status: script.statusAfter ?? 'completed' }),
+      findById: async () => {
+        const status = script.statusAfter ?? 'completed';
+        const completed = status === 'completed' || status === 'delivered';
+        const images = WINNER_KEYS.map((key) => ({ key, revisedPrompt: null }));
+        return { ...running, status, result: completed ? { kind: 'image', provider: 'demo', images } : null };
+      },
       markFailed: async () => null,
     } as unknown as MediaJobsRepository,
     storage: {
-      put: script.put ?? (async () => undefined),
+      put: async (key: string) => {
+        put.push(key);
+        await script.put?.();
+      },
       remove: async (keys: readonly string[]) => {
         calls.push(`remove ${keys.length}`);
+        removed.push(...keys);
       },
     } as unknown as MediaStorage,
     handoff: {
@@ -71,7 +85,7 @@ function run(script: Script) {
     attemptsMade: 0,
     opts: { attempts: 3 },
   } as Job<MediaJobPayload>;
-  return { outcome: imageProcessor(deps)(bullJob, 'token'), calls };
+  return { outcome: imageProcessor(deps)(bullJob), calls, put, removed };
 }
 
 describe('image processor', () => {
@@ -102,11 +116,22 @@ describe('image processor', () => {
     expect(calls.sort()).toEqual(['drop copy1,copy2', 'remove 2']);
   });
 
-  it('a job another attempt completed first keeps the stored PNGs, that attempt result', async () => {
+  it('stores under keys of its own attempt: two runs of one job never write the same object', async () => {
+    const first = run({});
+    const second = run({});
+    await Promise.all([first.outcome, second.outcome]);
+    expect(first.put).toHaveLength(2);
+    expect(first.put.every((key) => /^jobs\/img_1\/[0-9a-f]{12}\/image-[01]\.png$/.test(key))).toBe(true);
+    expect(second.put.filter((key) => first.put.includes(key))).toEqual([]);
+  });
+
+  it("a job another attempt completed first: this attempt's PNGs and copies go, that attempt's stay", async () => {
     for (const status of ['completed', 'delivered'] as const) {
-      const { outcome, calls } = run({ complete: 'refused', statusAfter: status });
+      const { outcome, calls, put, removed } = run({ complete: 'refused', statusAfter: status });
       await expect(outcome).resolves.toEqual({ status });
-      expect(calls).toEqual(['drop copy1,copy2']);
+      expect(calls.sort()).toEqual(['drop copy1,copy2', 'remove 2']);
+      expect(removed).toEqual(put);
+      expect(removed.filter((key) => WINNER_KEYS.includes(key))).toEqual([]);
     }
   });
 });

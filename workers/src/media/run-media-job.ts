@@ -10,6 +10,7 @@ import {
   type MediaJobResult,
   type MediaKind,
 } from '../../../shared/src/media-jobs/media-job.ts';
+import { newAttemptId, storedKeysOf } from '../../../shared/src/media-jobs/media-storage.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
 
 /** What a processor's work produced: the result to record, and what to delete if nobody wants it. */
@@ -33,8 +34,8 @@ export class MediaJobFailure extends Error {
 
 /**
  * The job left `running` while this attempt worked (the reconciler failed a video past its
- * deadline, another attempt completed it): the attempt stops without charging; what it stored is
- * deleted unless another attempt completed the job (the objects are then that attempt's).
+ * deadline, another attempt completed it): the attempt stops without charging and deletes what it
+ * stored (under its own keys: another attempt's objects are not touched).
  */
 export class JobEndedElsewhere extends Error {
   readonly storedKeys: readonly string[];
@@ -45,12 +46,8 @@ export class JobEndedElsewhere extends Error {
   }
 }
 
-export type MediaWork = (
-  job: MediaJob,
-  model: CatalogueModel,
-  bullJob: Job,
-  token: string | undefined,
-) => Promise<MediaCompletion>;
+/** One run of a job's work; `attempt` names this run in the keys of what it stores (`mediaKeys`). */
+export type MediaWork = (job: MediaJob, model: CatalogueModel, attempt: string) => Promise<MediaCompletion>;
 
 /**
  * The steps every media processor shares, each safe to repeat: load the document (the source of
@@ -64,7 +61,6 @@ export async function runMediaJob(
   deps: MediaWorkerDeps,
   kind: MediaKind,
   bullJob: Job<MediaJobPayload>,
-  token: string | undefined,
   work: MediaWork,
 ): Promise<MediaJobReturn> {
   const log = deps.logger.child({ jobId: bullJob.data.jobId, kind });
@@ -82,7 +78,7 @@ export async function runMediaJob(
   }
   let completion: MediaCompletion;
   try {
-    completion = await work(job, model, bullJob, token);
+    completion = await work(job, model, newAttemptId());
   } catch (err) {
     if (err instanceof DelayedError) throw err;
     if (err instanceof JobEndedElsewhere) return discardAttempt(deps, job.id, err.storedKeys, [], log);
@@ -115,10 +111,10 @@ export async function runMediaJob(
 }
 
 /**
- * The job ended elsewhere while this attempt ran: its Redis copies go. Its stored media goes too
- * when nobody will use it (the api gave up: `cancelled`, later `discarded`; `failed`; gone), but
- * not when another attempt of the job (a stalled job's rerun) completed it first: the objects under
- * the job's keys are then that attempt's result, which it delivers or has delivered.
+ * The job ended elsewhere while this attempt ran (the api gave up: `cancelled`, later `discarded`;
+ * `failed`; gone; or another attempt of the job, a stalled job's rerun, completed it first): its
+ * Redis copies and its stored media go. What it stored is under its own keys (`mediaKeys`), so the
+ * objects of an attempt that completed the job, which it delivers or has delivered, stay as they are.
  */
 async function discardAttempt(
   deps: MediaWorkerDeps,
@@ -135,8 +131,10 @@ async function discardAttempt(
       ? 'another attempt completed the job first; this attempt is dropped'
       : 'the job ended elsewhere before it completed; its media is discarded',
   );
+  // Never what the job's result names (it names another attempt's keys; checked all the same).
+  const named = new Set(current === null ? [] : storedKeysOf(current));
   await Promise.all([
-    completedElsewhere ? Promise.resolve() : deps.storage.remove(storedKeys),
+    deps.storage.remove(storedKeys.filter((key) => !named.has(key))),
     deps.handoff.drop(handoffs),
   ]);
   return { status: completedElsewhere ? (current?.status ?? 'completed') : 'discarded' };

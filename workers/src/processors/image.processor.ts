@@ -17,10 +17,10 @@ interface PngImage {
   readonly revisedPrompt: string | null;
 }
 
-/** `image.generate`: the images of a request, stored as PNG under keys derived from the job id. */
+/** `image.generate`: the images of a request, stored as PNG under the job's and the attempt's keys. */
 export function imageProcessor(deps: MediaWorkerDeps) {
-  return (bullJob: Job<MediaJobPayload>, token?: string) =>
-    runMediaJob(deps, 'image', bullJob, token, async (job, model) => {
+  return (bullJob: Job<MediaJobPayload>) =>
+    runMediaJob(deps, 'image', bullJob, async (job, model, attempt) => {
       if (job.request.kind !== 'image') throw new Error(`job ${job.id} is not an image job`);
       const input = job.request.input;
       const routes = usableMediaRoutes(model.routes, deps.config);
@@ -30,7 +30,7 @@ export function imageProcessor(deps: MediaWorkerDeps) {
         (route) =>
           route.kind === 'demo' ? Promise.resolve(demoImages(input)) : generate(deps, route, input),
       );
-      const keys = images.map((_, index) => mediaKeys.image(job.id, index));
+      const keys = images.map((_, index) => mediaKeys.image(job.id, attempt, index));
       // The durable copies and the waiting api's short-lived ones, side by side (an offer never
       // rejects); when storing fails, the copies made for this attempt go too.
       const offering = Promise.all(images.map((image) => deps.handoff.offer(image.png)));

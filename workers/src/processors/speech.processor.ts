@@ -11,11 +11,11 @@ import { runMediaJob } from '../media/run-media-job.ts';
 
 /** `speech.synthesize`: the MP3 of a speech request, streamed from the provider into S3. */
 export function speechProcessor(deps: MediaWorkerDeps) {
-  return (bullJob: Job<MediaJobPayload>, token?: string) =>
-    runMediaJob(deps, 'speech', bullJob, token, async (job, model) => {
+  return (bullJob: Job<MediaJobPayload>) =>
+    runMediaJob(deps, 'speech', bullJob, async (job, model, attempt) => {
       if (job.request.kind !== 'speech') throw new Error(`job ${job.id} is not a speech job`);
       const input = job.request.input;
-      const key = mediaKeys.speech(job.id);
+      const key = mediaKeys.speech(job.id, attempt);
       const routes = usableMediaRoutes(model.routes, deps.config);
       const { route: served } = await firstSuccessfulRoute(routes, 'generate_content', async (route) => {
         const audio =

@@ -16,8 +16,8 @@ import { runMediaJob } from '../media/run-media-job.ts';
  * the provider's when that is longer.
  */
 export function transcriptionProcessor(deps: MediaWorkerDeps) {
-  return (bullJob: Job<MediaJobPayload>, token?: string) =>
-    runMediaJob(deps, 'transcription', bullJob, token, async (job, model) => {
+  return (bullJob: Job<MediaJobPayload>) =>
+    runMediaJob(deps, 'transcription', bullJob, async (job, model) => {
       if (job.request.kind !== 'transcription') throw new Error(`job ${job.id} is not a transcription job`);
       const input = job.request.input;
       const routes = usableMediaRoutes(model.routes, deps.config);

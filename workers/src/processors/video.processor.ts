@@ -28,7 +28,7 @@ import {
  */
 export function videoProcessor(deps: MediaWorkerDeps) {
   return (bullJob: Job<MediaJobPayload>, token?: string) =>
-    runMediaJob(deps, 'video', bullJob, token, async (job, model) => {
+    runMediaJob(deps, 'video', bullJob, async (job, model, attempt) => {
       if (job.request.kind !== 'video') throw new Error(`job ${job.id} is not a video job`);
       const input = job.request.input;
       const routes = usableMediaRoutes(model.routes, deps.config);
@@ -41,7 +41,7 @@ export function videoProcessor(deps: MediaWorkerDeps) {
       if (state.state === 'failed') throw failure(`The render failed: ${state.message}`);
       if (state.state === 'running')
         return waitAndPollAgain(deps, job, operation, state.progress, bullJob, token);
-      return deliver(deps, job, model, route, state.downloadUrl, input);
+      return deliver(deps, job, model, route, state.downloadUrl, input, attempt);
     });
 }
 
@@ -108,8 +108,9 @@ async function deliver(
   route: MediaRoute,
   downloadUrl: string,
   input: VideoRequest,
+  attempt: string,
 ): Promise<MediaCompletion> {
-  const key = mediaKeys.video(job.id);
+  const key = mediaKeys.video(job.id, attempt);
   const mp4 =
     route.kind === 'demo'
       ? Readable.from([demoMedia.video.render(input).mp4])

@@ -5,6 +5,7 @@ import {
   jobIdOfKey,
   MEDIA_PREFIXES,
   type MediaStorage,
+  storedKeysOf,
 } from '../../../shared/src/media-jobs/media-storage.ts';
 import { type PassLoop, startPassLoop } from './pass-loop.ts';
 
@@ -13,10 +14,11 @@ import { type PassLoop, startPassLoop } from './pass-loop.ts';
  * may still fetch. A synchronous job's media serves only to hand its result from the worker to the
  * api (the answer carries it: base64 images, MP3 bytes, the transcript); a video's stays
  * downloadable until its `expires_at`. Everything else goes: delivered, discarded, cancelled and
- * failed jobs' media, expired and deleted videos, and objects whose job does not exist (an upload
+ * failed jobs' media, expired and deleted videos, objects whose job does not exist (an upload
  * whose api died before it created the job, a job whose worker died between ending it and
- * deleting what it wrote). The sweep walks the objects themselves, not the jobs, so nothing is
- * missed whatever step was lost.
+ * deleting what it wrote), and, once a job completed, what its other attempts stored (a worker
+ * that died between storing and completing; see `mediaKeys`). The sweep walks the objects
+ * themselves, not the jobs, so nothing is missed whatever step was lost.
  */
 
 /** Objects younger than this are left alone whatever their job says: a step may still be writing or reading them. */
@@ -52,13 +54,24 @@ export function mediaStillNeeded(
   return finished && (job.expiresAt === null || job.expiresAt.getTime() > now.getTime());
 }
 
+/**
+ * The objects of `job` someone may still fetch or write: all of them while it is not final (an
+ * attempt may be writing), then those its result names, as long as `mediaStillNeeded`.
+ */
+function neededObjects(job: MediaJob | null, now: Date): (key: string) => boolean {
+  if (job === null || !mediaStillNeeded(job, now)) return () => false;
+  if (job.status === 'queued' || job.status === 'running') return () => true;
+  const named = new Set(storedKeysOf(job));
+  return (key) => named.has(key);
+}
+
 /** One sweep over the bucket's media folders; deletes, a page at a time, what no job needs. */
 export async function sweepStoredMedia(deps: SweepDeps): Promise<SweepReport> {
   const now = deps.now();
   const writtenBefore = now.getTime() - SWEEP_GRACE_MS;
   const report: SweepReport = { checked: 0, removed: 0 };
   // Each job read once per sweep (an image job has several objects), a page's jobs together.
-  const needed = new Map<string, boolean>();
+  const needed = new Map<string, (key: string) => boolean>();
   for (const prefix of MEDIA_PREFIXES) {
     for await (const page of deps.storage.list(prefix, deps.pageSize)) {
       report.checked += page.length;
@@ -69,10 +82,12 @@ export async function sweepStoredMedia(deps: SweepDeps): Promise<SweepReport> {
       const unread = [...new Set(old.map(({ jobId }) => jobId))].filter((jobId) => !needed.has(jobId));
       await Promise.all(
         unread.map(async (jobId) => {
-          needed.set(jobId, mediaStillNeeded(await deps.jobs.findById(jobId), now));
+          needed.set(jobId, neededObjects(await deps.jobs.findById(jobId), now));
         }),
       );
-      const unneeded = old.filter(({ jobId }) => needed.get(jobId) === false).map(({ key }) => key);
+      const unneeded = old
+        .filter(({ key, jobId }) => needed.get(jobId)?.(key) === false)
+        .map(({ key }) => key);
       if (unneeded.length === 0) continue;
       await deps.storage.remove(unneeded);
       report.removed += unneeded.length;

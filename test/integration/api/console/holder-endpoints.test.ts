@@ -330,11 +330,11 @@ describe('models and videos', () => {
       },
       now,
     );
-    await storage.put(mediaKeys.video(job.id), bytes, 'video/mp4');
+    await storage.put(mediaKeys.video(job.id, 'attempt-1'), bytes, 'video/mp4');
     await jobs.markRunning(job.id, now);
     await jobs.markCompleted(
       job.id,
-      { kind: 'video', key: mediaKeys.video(job.id), seconds: 4, sizeBytes: bytes.length },
+      { kind: 'video', key: mediaKeys.video(job.id, 'attempt-1'), seconds: 4, sizeBytes: bytes.length },
       1_000_000n,
       expiresAt,
       now,
@@ -372,7 +372,7 @@ describe('models and videos', () => {
   it('serves a video no more once its expires_at has passed, even while its object is still stored', async () => {
     const holder = await newHolder(t.app, { topUp: 1_000 });
     const job = await finishedVideo(holder, new Date(Date.now() - 1_000), new Uint8Array([1, 2, 3]));
-    expect(await t.services.media.storage.read(mediaKeys.video(job.id))).not.toBeNull();
+    expect(await t.services.media.storage.read(mediaKeys.video(job.id, 'attempt-1'))).not.toBeNull();
     const console = await holder.agent.request('GET', `/videos/${job.id}/content`);
     expect(console.statusCode).toBe(404);
     expect(console.json()).toMatchObject({

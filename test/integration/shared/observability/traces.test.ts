@@ -301,7 +301,9 @@ describe('a video job, across the api and a worker process', () => {
       'gateway.upstream.outcome': 'ok',
     });
     const store = steps.find((span) => span.name === 'gateway.store');
-    expect(store?.attributes).toMatchObject({ 'aws.s3.key': `jobs/${videoId}/video.mp4` });
+    expect(store?.attributes).toMatchObject({
+      'aws.s3.key': expect.stringMatching(new RegExp(`^jobs/${videoId}/[0-9a-f]{12}/video\\.mp4$`)),
+    });
     const settle = steps.find((span) => span.name === 'gateway.settle');
     expect(settle?.attributes).toMatchObject({
       'gateway.settlement.mode': 'direct',
