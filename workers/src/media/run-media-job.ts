@@ -101,7 +101,9 @@ export async function runMediaJob(
       deps.now(),
     );
   } catch (err) {
-    // The job stays `running` and is retried: this attempt's short-lived copies go now.
+    // The job stays `running` and is retried: this attempt's short-lived copies go now. Its stored
+    // objects stay: the write may have applied (its result then names them); if it did not, the
+    // sweep deletes them once another attempt completed the job.
     await deps.handoff.drop(handoffsOf(completion.result));
     throw err;
   }
