@@ -225,22 +225,35 @@ local at = 2
 for k = 1, #KEYS, 2 do
   local expiries, amounts = KEYS[k], KEYS[k + 1]
   local count = tonumber(ARGV[at])
-  at = at + 1
-  local renewed = 0
+  local ids, fields = {}, {}
   for i = 1, count do
-    local id = ARGV[at]
-    at = at + 1
-    local score = redis.call('ZSCORE', expiries, id)
-    if score and redis.call('HEXISTS', amounts, 'h:' .. id) == 1 then
-      if tonumber(score) < expiry then redis.call('ZADD', expiries, int(expiry), id) end
-      renewed = renewed + 1
-    else
-      missing[#missing + 1] = id
-    end
+    ids[i] = ARGV[at + i]
+    fields[i] = 'h:' .. ids[i]
   end
-  if renewed > 0 and redis.call('PTTL', expiries) < lease then
-    redis.call('PEXPIRE', expiries, lease)
-    redis.call('PEXPIRE', amounts, lease)
+  at = at + count + 1
+  if count > 0 then
+    -- Each set's holds in three commands however many they are (the caller sends at most a few
+    -- hundred ids per call): their expiries, their amounts, and the new expiries of those renewed.
+    local scores = redis.call('ZMSCORE', expiries, unpack(ids))
+    local held = redis.call('HMGET', amounts, unpack(fields))
+    local later = {}
+    local renewed = 0
+    for i = 1, count do
+      if scores[i] and held[i] then
+        renewed = renewed + 1
+        if tonumber(scores[i]) < expiry then
+          later[#later + 1] = int(expiry)
+          later[#later + 1] = ids[i]
+        end
+      else
+        missing[#missing + 1] = ids[i]
+      end
+    end
+    if #later > 0 then redis.call('ZADD', expiries, unpack(later)) end
+    if renewed > 0 and redis.call('PTTL', expiries) < lease then
+      redis.call('PEXPIRE', expiries, lease)
+      redis.call('PEXPIRE', amounts, lease)
+    end
   end
 end
 return missing

@@ -193,6 +193,56 @@ describe('billing scripts: Redis work per request', () => {
   });
 });
 
+describe('billing scripts: renewing hold leases', () => {
+  it('renews the holds of a wallet and a key in four commands per hold set, however many', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    const ids = Array.from({ length: 100 }, (_, i) => `long-${i}`);
+    for (const id of ids) await scripts.admit(admitCall(id, 7_000n, { ttlMs: 1_000 }));
+    await redis.config('RESETSTAT');
+    const gone = await scripts.renewHolds(
+      [
+        { holds: wallet, ids },
+        { holds: key, ids },
+      ],
+      LEASE_MS,
+    );
+    expect(gone).toEqual([]);
+    const counts = await commandCounts();
+    expect(counts.scripts).toBe(1);
+    // Per set: the expiries (ZMSCORE), the amounts (HMGET), the new expiries (ZADD), the set's
+    // life (PTTL), and the life extended (2 × PEXPIRE: the sets lived 2 s); one clock.
+    expect(counts.inside).toBe(1 + 2 * (4 + 2));
+    for (const id of [ids[0] as string, ids[99] as string]) {
+      expect(Number(await redis.zscore(wallet.expiries, id))).toBeGreaterThan(Date.now() + LEASE_MS - 5_000);
+      expect(Number(await redis.zscore(key.expiries, id))).toBeGreaterThan(Date.now() + LEASE_MS - 5_000);
+    }
+    expect(await redis.pttl(key.amounts)).toBeGreaterThan(LEASE_MS - 5_000);
+    expect(await total(wallet)).toBe(String(100 * 7_000));
+  });
+
+  it('reports the holds no longer there, in either set, and leaves a longer expiry alone', async () => {
+    await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
+    const day = 24 * 3600 * 1000;
+    await scripts.admit(admitCall('kept', 5n));
+    await scripts.admit(admitCall('video', 5n, { ttlMs: day }));
+    await scripts.admit(admitCall('settled', 5n));
+    await scripts.settle([settleCall('settled')], 60_000);
+    await scripts.admit(admitCall('half', 5n));
+    await redis.hdel(key.amounts, 'h:half');
+    const videoExpiry = await redis.zscore(wallet.expiries, 'video');
+    const ids = ['kept', 'video', 'settled', 'half', 'never'];
+    const gone = await scripts.renewHolds(
+      [
+        { holds: wallet, ids },
+        { holds: key, ids },
+      ],
+      LEASE_MS,
+    );
+    expect(gone.sort()).toEqual(['half', 'never', 'never', 'settled', 'settled']);
+    expect(await redis.zscore(wallet.expiries, 'video')).toBe(videoExpiry);
+  });
+});
+
 describe('billing scripts: hold arithmetic stays exact', () => {
   it('drops 100 holds of the largest size in one call back to a total of exactly 0', async () => {
     // 100 × 2^48 passes 2^53, where a sum kept in a Lua double would lose units.
