@@ -1,0 +1,256 @@
+/**
+ * `npm run bench:console`: how long the web console's pages take to show with a year of usage rows
+ * (the console's target: no page over 1 s on the local stack). A timed test on a shared machine
+ * measures the machine, so the figure lives here, beside the other benchmarks, and the browser
+ * tests only guard against a page whose cost grows with its rows.
+ *
+ * Starts its own Redis, s3rver and api on a fresh SQLite file (as `npm start` does, `MONGO_URL`
+ * unset), builds the console when its build is missing or stale, opens an account through the
+ * operator API, records a year of history for it through the store's own contract (a charge of
+ * each of four models on each of the last 365 billing days: ledger entries and day × model usage
+ * rows, as settlement writes them), accepts the invitation in Chromium (Debian's `chromium`, through
+ * playwright-core), then opens each page `ROUNDS` times and reports the best and the median, from
+ * navigation to the page showing its data (no loading state left). Writes bench/CONSOLE-RESULTS.md
+ * and stops what it started. Knobs (env): BENCH_CONSOLE_ROUNDS (5), CHROMIUM_PATH
+ * (/usr/bin/chromium), SERVER_CPUS (1: the api's CPUs; the browser is left unpinned).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Page } from 'playwright-core';
+import { freePort } from '../infra/local-services/free-port.ts';
+import { startRedisServer } from '../infra/local-services/redis-server.ts';
+import { startS3Server } from '../infra/local-services/s3-server.ts';
+import { ensureConsoleBuilt } from '../infra/local-stack/build-console.ts';
+import { addDays, dayOf, startOfDay } from '../shared/src/billing/billing-time.ts';
+import type { ChargeRecord } from '../shared/src/billing/money-store.ts';
+import { openSqliteStore } from '../shared/src/store/sqlite/sqlite-store.ts';
+import { adminClient } from './bench-accounts.ts';
+import { own, startProcess, stopAll, waitForHttp } from './processes.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const env = process.env;
+const ROUNDS = Number(env.BENCH_CONSOLE_ROUNDS ?? 5);
+const CHROMIUM_PATH = env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const TARGET_MS = 1_000;
+const TIME_ZONE = 'Asia/Tehran';
+const PASSWORD = 'bench password, long enough';
+const SEED_MODELS = ['demo/chat', 'demo/embedding', 'demo/image', 'demo/tts'];
+
+const log = (line: string) => process.stdout.write(`[bench:console] ${line}\n`);
+
+interface PageTiming {
+  readonly page: string;
+  readonly runsMs: readonly number[];
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM_PATH}: apt-get install -y chromium, or set CHROMIUM_PATH`,
+    );
+  const started = new Date();
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const scratch = join(ROOT, 'bench', 'results', `${stamp}-console`);
+  mkdirSync(scratch, { recursive: true });
+  await ensureConsoleBuilt({ repoRoot: ROOT, typecheck: false, log });
+
+  const redis = await startRedisServer('redis-server', { detached: true });
+  own('redis-server (console)', redis.process.child);
+  const s3 = await startS3Server(join(scratch, 's3'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const adminToken = randomBytes(24).toString('base64url');
+  const sqlitePath = join(scratch, 'gateway.db');
+  const api = startProcess({
+    name: 'api (console)',
+    command: process.execPath,
+    args: ['api/src/main.ts'],
+    cwd: ROOT,
+    env: {
+      PATH: env.PATH,
+      HOME: env.HOME,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      REDIS_URL: redis.url,
+      SQLITE_PATH: sqlitePath,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      S3_BUCKET: 'bench-console',
+      ADMIN_TOKEN: adminToken,
+      BILLING_TIME_ZONE: TIME_ZONE,
+    },
+    logFile: join(scratch, 'api.log'),
+    cpus: env.SERVER_CPUS ?? '1',
+  });
+  try {
+    await waitForHttp(`${url}/readyz`, api, (status) => status === 200);
+    const admin = adminClient(url, adminToken);
+    const email = `year-${Date.now()}@bench.invalid`;
+    const account = await admin<{ id: string }>('/accounts', { email, name: 'A year of usage' });
+    await admin(
+      `/accounts/${account.id}/topups`,
+      { amount: 50_000_000, reference: 'bench' },
+      { 'idempotency-key': `bench-console-${account.id}` },
+    );
+    const invitation = await admin<{ url: string }>(`/accounts/${account.id}/invitations`, {
+      purpose: 'invite',
+    });
+    const charges = await seedYearOfUsage(sqlitePath, account.id);
+    log(`${charges} charges recorded for ${account.id} over 365 days`);
+    const timings = await measurePages(url, invitation.url);
+    writeResults({ started, timings, charges, sqlitePath });
+  } finally {
+    await stopAll(log);
+    await s3.stop().catch(() => undefined);
+  }
+}
+
+/** A charge of each seed model on each of the last 365 billing days, through the money store. */
+async function seedYearOfUsage(sqlitePath: string, accountId: string): Promise<number> {
+  const store = openSqliteStore({ path: sqlitePath, busyTimeoutMs: 5_000 });
+  try {
+    const today = dayOf(new Date(), TIME_ZONE);
+    const charges: ChargeRecord[] = [];
+    for (let back = 364; back >= 0; back -= 1) {
+      const day = addDays(today, -back);
+      const createdAt = new Date(startOfDay(day, TIME_ZONE).getTime() + 12 * 3600 * 1000);
+      SEED_MODELS.forEach((model, index) => {
+        charges.push({
+          id: `seed-${accountId}-${day}-${index}`,
+          accountId,
+          keyId: null,
+          model,
+          costMicros: BigInt(10_000 * (index + 1) + ((back * 7919) % 9_000)),
+          usage: { requests: 3 + index, inputTokens: 1200 + back, outputTokens: 300 + index * 10 },
+          day,
+          month: day.slice(0, 7),
+          createdAt: createdAt > new Date() ? new Date() : createdAt,
+        });
+      });
+    }
+    for (let start = 0; start < charges.length; start += 250)
+      await store.money.recordCharges(charges.slice(start, start + 250));
+    return charges.length;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Accepts the invitation, then opens each page ROUNDS times (the first visit warms the caches). */
+async function measurePages(origin: string, invitation: string): Promise<PageTiming[]> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+  try {
+    const context = await browser.newContext({
+      locale: 'en-US',
+      timezoneId: TIME_ZONE,
+      viewport: { width: 1280, height: 900 },
+      baseURL: origin,
+    });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    await page.goto(invitation);
+    await page.getByRole('heading', { name: 'Set your password' }).waitFor();
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('Repeat the password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Save password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const pages: [string, string, () => Promise<unknown>][] = [
+      [
+        'overview (90 days)',
+        '/console/overview',
+        async () => {
+          await page.getByRole('radio', { name: '90 days' }).check();
+          await page.locator('canvas').waitFor();
+          await settled(page);
+        },
+      ],
+      [
+        'usage (a year)',
+        '/console/usage',
+        async () => {
+          await page.getByRole('button', { name: 'Last 365 days' }).click();
+          await page.getByTestId('usage-table').waitFor();
+          await settled(page);
+        },
+      ],
+      ['wallet', '/console/wallet', () => page.getByTestId('ledger-table').waitFor()],
+      ['keys', '/console/keys', () => settled(page)],
+    ];
+    const timings: PageTiming[] = [];
+    for (const [name, path, ready] of pages) {
+      const runsMs: number[] = [];
+      for (let run = 0; run < ROUNDS; run += 1) {
+        const t0 = performance.now();
+        await page.goto(path);
+        await ready();
+        runsMs.push(Math.round(performance.now() - t0));
+      }
+      timings.push({ page: name, runsMs });
+      log(`${name}: ${runsMs.join(', ')} ms`);
+    }
+    await context.close();
+    return timings;
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Until no part of the page shows its loading state (checked every 10 ms, for 30 s at most). */
+async function settled(page: Page): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await page.locator('.state-loading').count()) > 0) {
+    if (Date.now() > deadline) throw new Error(`${page.url()} still loading after 30 s`);
+    await page.waitForTimeout(10);
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+function writeResults(run: {
+  started: Date;
+  timings: readonly PageTiming[];
+  charges: number;
+  sqlitePath: string;
+}): void {
+  const cpus = os.cpus();
+  const rows = run.timings.map(({ page, runsMs }) => {
+    const best = Math.min(...runsMs);
+    const typical = median(runsMs.slice(1));
+    const verdict = typical <= TARGET_MS ? '**met**' : '**not met**';
+    return `| ${page} | ${runsMs[0]} | ${best} | ${typical} | ${verdict} |`;
+  });
+  const text = `# Benchmark: the web console's pages with a year of usage
+
+Produced by \`npm run bench:console\` (\`bench/console-pages.ts\`), started ${run.started.toISOString()}.
+
+- Machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Linux ${os.release()}; Node ${process.version}; Chromium at \`${CHROMIUM_PATH}\` (playwright-core).
+- Store: a fresh SQLite file (\`${relative(ROOT, run.sqlitePath)}\`, git-ignored), as under \`npm start\`; its own Redis and s3rver; the api pinned to CPU ${env.SERVER_CPUS ?? '1'}, the browser unpinned.
+- Data: one account with ${run.charges} charges (four models on each of the last 365 billing days), recorded through the store's contract as settlement records them.
+- Each page opened ${ROUNDS} times in one signed-in tab, from navigation until it shows its data with no loading state left (the overview switched to 90 days with its chart drawn; usage switched to the last 365 days with its table). The first visit is apart (cold caches); the target is judged on the median of the others.
+
+| page | first visit ms | best ms | median ms (visits 2–${ROUNDS}) | no page over ${TARGET_MS} ms |
+|---|---|---|---|---|
+${rows.join('\n')}
+`;
+  writeFileSync(join(ROOT, 'bench', 'CONSOLE-RESULTS.md'), text);
+  log('wrote bench/CONSOLE-RESULTS.md');
+}
+
+main().catch(async (err) => {
+  process.stderr.write(
+    `[bench:console] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  await stopAll(log);
+  process.exitCode = 1;
+});
