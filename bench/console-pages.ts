@@ -6,38 +6,38 @@
  *
  * Starts its own Redis, s3rver and api on a fresh SQLite file (as `npm start` does, `MONGO_URL`
  * unset), builds the console when its build is missing or stale, opens an account through the
- * operator API, records a year of history for it through the store's own contract (a charge of
- * each of four models on each of the last 365 billing days: ledger entries and day × model usage
- * rows, as settlement writes them), accepts the invitation in Chromium (Debian's `chromium`, through
- * playwright-core), then opens each page `ROUNDS` times and reports the best and the median, from
+ * operator API, records a year of history for it as the browser tests do (`recordYearOfUsage`:
+ * through the store's own contract), accepts the invitation in Chromium launched as the browser
+ * tests launch it (`launchChromium`: Debian's `chromium`, no network beyond 127.0.0.1), then opens each page `ROUNDS` times and reports the best and the median, from
  * navigation to the page showing its data (no loading state left). Writes bench/CONSOLE-RESULTS.md
  * and stops what it started. Knobs (env): BENCH_CONSOLE_ROUNDS (5), CHROMIUM_PATH
  * (/usr/bin/chromium), SERVER_CPUS (1: the api's CPUs; the browser is left unpinned).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { freePort } from '../infra/local-services/free-port.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
 import { ensureConsoleBuilt } from '../infra/local-stack/build-console.ts';
-import { addDays, dayOf, startOfDay } from '../shared/src/billing/billing-time.ts';
-import type { ChargeRecord } from '../shared/src/billing/money-store.ts';
 import { openSqliteStore } from '../shared/src/store/sqlite/sqlite-store.ts';
+import { CHROMIUM_PATH, launchChromium, newContext, settled } from '../test/browser/support/browser.ts';
+import { PASSWORD } from '../test/browser/support/gateway.ts';
+import { recordYearOfUsage } from '../test/browser/support/year-of-usage.ts';
+import { benchApiEnv } from './api-env.ts';
 import { adminClient } from './bench-accounts.ts';
 import { own, startProcess, stopAll, waitForHttp } from './processes.ts';
+import { median } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
 const ROUNDS = Number(env.BENCH_CONSOLE_ROUNDS ?? 5);
-const CHROMIUM_PATH = env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TARGET_MS = 1_000;
+/** The api's billing time zone, and the browser's (as in the browser tests). */
 const TIME_ZONE = 'Asia/Tehran';
-const PASSWORD = 'bench password, long enough';
-const SEED_MODELS = ['demo/chat', 'demo/embedding', 'demo/image', 'demo/tts'];
 
 const log = (line: string) => process.stdout.write(`[bench:console] ${line}\n`);
 
@@ -47,10 +47,17 @@ interface PageTiming {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(CHROMIUM_PATH))
-    throw new Error(
-      `Chromium is missing at ${CHROMIUM_PATH}: apt-get install -y chromium, or set CHROMIUM_PATH`,
-    );
+  // First, so that a missing Chromium stops the bench before it starts anything. The browser tests'
+  // launch: its flags keep Chromium off the network beyond 127.0.0.1.
+  const browser = await launchChromium();
+  try {
+    await benchAgainstStack(browser);
+  } finally {
+    await browser.close();
+  }
+}
+
+async function benchAgainstStack(browser: Browser): Promise<void> {
   const started = new Date();
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   const scratch = join(ROOT, 'bench', 'results', `${stamp}-console`);
@@ -60,34 +67,23 @@ async function main(): Promise<void> {
   const redis = await startRedisServer('redis-server', { detached: true });
   own('redis-server (console)', redis.process.child);
   const s3 = await startS3Server(join(scratch, 's3'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const adminToken = randomBytes(24).toString('base64url');
-  const sqlitePath = join(scratch, 'gateway.db');
-  const api = startProcess({
-    name: 'api (console)',
-    command: process.execPath,
-    args: ['api/src/main.ts'],
-    cwd: ROOT,
-    env: {
-      PATH: env.PATH,
-      HOME: env.HOME,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      REDIS_URL: redis.url,
-      SQLITE_PATH: sqlitePath,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      S3_BUCKET: 'bench-console',
-      ADMIN_TOKEN: adminToken,
-      BILLING_TIME_ZONE: TIME_ZONE,
-    },
-    logFile: join(scratch, 'api.log'),
-    cpus: env.SERVER_CPUS ?? '1',
-  });
   try {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const adminToken = randomBytes(24).toString('base64url');
+    const sqlitePath = join(scratch, 'gateway.db');
+    const api = startProcess({
+      name: 'api (console)',
+      command: process.execPath,
+      args: ['api/src/main.ts'],
+      cwd: ROOT,
+      env: {
+        ...benchApiEnv({ port, redisUrl: redis.url, sqlitePath, s3, bucket: 'bench-console', adminToken }),
+        BILLING_TIME_ZONE: TIME_ZONE,
+      },
+      logFile: join(scratch, 'api.log'),
+      cpus: env.SERVER_CPUS ?? '1',
+    });
     await waitForHttp(`${url}/readyz`, api, (status) => status === 200);
     const admin = adminClient(url, adminToken);
     const email = `year-${Date.now()}@bench.invalid`;
@@ -102,7 +98,7 @@ async function main(): Promise<void> {
     });
     const charges = await seedYearOfUsage(sqlitePath, account.id);
     log(`${charges} charges recorded for ${account.id} over 365 days`);
-    const timings = await measurePages(url, invitation.url);
+    const timings = await measurePages(browser, url, invitation.url);
     writeResults({ started, timings, charges, sqlitePath });
   } finally {
     await stopAll(log);
@@ -110,47 +106,20 @@ async function main(): Promise<void> {
   }
 }
 
-/** A charge of each seed model on each of the last 365 billing days, through the money store. */
+/** The year of history, written to the api's SQLite file through the store's contract. */
 async function seedYearOfUsage(sqlitePath: string, accountId: string): Promise<number> {
   const store = openSqliteStore({ path: sqlitePath, busyTimeoutMs: 5_000 });
   try {
-    const today = dayOf(new Date(), TIME_ZONE);
-    const charges: ChargeRecord[] = [];
-    for (let back = 364; back >= 0; back -= 1) {
-      const day = addDays(today, -back);
-      const createdAt = new Date(startOfDay(day, TIME_ZONE).getTime() + 12 * 3600 * 1000);
-      SEED_MODELS.forEach((model, index) => {
-        charges.push({
-          id: `seed-${accountId}-${day}-${index}`,
-          accountId,
-          keyId: null,
-          model,
-          costMicros: BigInt(10_000 * (index + 1) + ((back * 7919) % 9_000)),
-          usage: { requests: 3 + index, inputTokens: 1200 + back, outputTokens: 300 + index * 10 },
-          day,
-          month: day.slice(0, 7),
-          createdAt: createdAt > new Date() ? new Date() : createdAt,
-        });
-      });
-    }
-    for (let start = 0; start < charges.length; start += 250)
-      await store.money.recordCharges(charges.slice(start, start + 250));
-    return charges.length;
+    return await recordYearOfUsage(store.money, accountId, TIME_ZONE);
   } finally {
     await store.close();
   }
 }
 
 /** Accepts the invitation, then opens each page ROUNDS times (the first visit warms the caches). */
-async function measurePages(origin: string, invitation: string): Promise<PageTiming[]> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+async function measurePages(browser: Browser, origin: string, invitation: string): Promise<PageTiming[]> {
+  const context = await newContext(browser, origin, 'en');
   try {
-    const context = await browser.newContext({
-      locale: 'en-US',
-      timezoneId: TIME_ZONE,
-      viewport: { width: 1280, height: 900 },
-      baseURL: origin,
-    });
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     await page.goto(invitation);
@@ -193,28 +162,10 @@ async function measurePages(origin: string, invitation: string): Promise<PageTim
       timings.push({ page: name, runsMs });
       log(`${name}: ${runsMs.join(', ')} ms`);
     }
-    await context.close();
     return timings;
   } finally {
-    await browser.close();
+    await context.close();
   }
-}
-
-/** Until no part of the page shows its loading state (checked every 10 ms, for 30 s at most). */
-async function settled(page: Page): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while ((await page.locator('.state-loading').count()) > 0) {
-    if (Date.now() > deadline) throw new Error(`${page.url()} still loading after 30 s`);
-    await page.waitForTimeout(10);
-  }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 function writeResults(run: {

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RESOLUTION_MS } from './loop-delay-preload.ts';
+import { median } from './stats.ts';
 
 /** The preload, for `node --import <url>` or NODE_OPTIONS=--import=<url>. */
 export const LOOP_DELAY_PRELOAD = new URL('./loop-delay-preload.ts', import.meta.url).href;
@@ -32,11 +33,6 @@ export interface LoopDelay {
   readonly worstP99: number;
   readonly max: number;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? Number.NaN;
-};
 
 /**
  * Reads `<dir>/<role>-*.jsonl` (every process of that role, e.g. several workers, pooled) and sums

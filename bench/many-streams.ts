@@ -12,6 +12,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { median } from './stats.ts';
 
 export interface ManyStreamsResult {
   readonly count: number;
@@ -134,13 +135,6 @@ async function probeOneByOne(
     ttfts.push(await stream.firstToken);
   }
   return { ttfts, done: Promise.all(done) };
-}
-
-function median(values: readonly number[]): number {
-  return percentile(
-    values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b),
-    50,
-  );
 }
 
 /** Streams alone, then `count` at once and more amid them, against the gateway at `origin`; `pid`: the api's. */

@@ -14,6 +14,7 @@
 import { createRedis } from '../shared/src/redis/redis.ts';
 import type { MediaStore } from './media-report.ts';
 import { cpuSeconds, type MediaStack, startMediaStack } from './media-stack.ts';
+import { median } from './stats.ts';
 
 /** Jobs a video worker process runs at once here: low, so the video pool is the video path's limit. */
 export const VIDEO_CONCURRENCY = 2;
@@ -294,11 +295,6 @@ function cpuOf(stack: MediaStack): Record<string, number> {
     redis: cpuSeconds(stack.redis.pid),
     'runner (clients, fake provider, s3rver)': (self.user + self.system) / 1e6,
   };
-}
-
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -13,9 +13,11 @@ import { freePort } from '../infra/local-services/free-port.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
 import type { QueueName } from '../shared/src/jobs/queue-names.ts';
+import { benchApiEnv } from './api-env.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { LOOP_DELAY_PRELOAD } from './loop-delay.ts';
 import { type Owned, own, startProcess, waitForHttp } from './processes.ts';
+import { median } from './stats.ts';
 import { deliveredJobTimes } from './store-file.ts';
 
 export interface MediaStack {
@@ -69,23 +71,12 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
   const adminToken = randomBytes(24).toString('base64url');
   const url = `http://127.0.0.1:${port}`;
   const queuePrefix = `mb-${o.phase}`;
+  // The api and the workers share this SQLite file, as under `npm start`.
   const baseEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    REDIS_URL: redisLocal.url,
-    // MONGO_URL left out: the api and the workers share this SQLite file, as under `npm start`.
-    SQLITE_PATH: sqlitePath,
-    S3_ENDPOINT: s3.endpoint,
-    S3_ACCESS_KEY_ID: s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    S3_BUCKET: 'media-bench',
+    ...benchApiEnv({ port, redisUrl: redisLocal.url, sqlitePath, s3, bucket: 'media-bench', adminToken }),
     QUEUE_PREFIX: queuePrefix,
     OPENAI_BASE_URL: o.upstreamUrl,
     OPENAI_API_KEY: 'sk-test-fake-key',
-    ADMIN_TOKEN: adminToken,
     MEDIA_WAIT_TIMEOUT_MS: '60000',
     ...o.env,
   };
@@ -197,10 +188,6 @@ export function cpuSeconds(pid: number): number {
  * update (api: woken, reads, marks delivered). Medians in ms (the store keeps ms timestamps).
  */
 export function jobTimings(sqlitePath: string): Record<string, number> {
-  const median = (xs: number[]) => {
-    const sorted = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-  };
   const rows = deliveredJobTimes(sqlitePath);
   return {
     delivered: rows.length,

@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../infra/local-services/free-port.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
+import { benchApiEnv } from './api-env.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { LOOP_DELAY_PRELOAD, loopDelayOf } from './loop-delay.ts';
 import { type ManyStreamsResult, manyStreams } from './many-streams.ts';
@@ -233,23 +234,11 @@ async function startGateway(
     command: process.execPath,
     args: [...nodeFlags, ...preload, 'api/src/main.ts'],
     cwd: TREE.root,
-    // MONGO_URL is left out: the api opens the SQLite file, as under `npm start`.
     env: {
-      PATH: env.PATH,
-      HOME: env.HOME,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      REDIS_URL: redisLocal.url,
-      SQLITE_PATH: sqlitePath,
+      ...benchApiEnv({ port, redisUrl: redisLocal.url, sqlitePath, s3, bucket: 'bench-media', adminToken }),
       BENCH_LOOP_DELAY_DIR: join(scratch, 'loop-delay'),
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      S3_BUCKET: 'bench-media',
       OPENAI_BASE_URL: `${peers.mockUrl}/v1`,
       OPENAI_API_KEY: 'sk-bench-anything',
-      ADMIN_TOKEN: adminToken,
       CATALOGUE_PATH: join(ROOT, 'bench', 'catalogue.json'),
       ...(env.SETTLEMENT_FLUSH_MS === undefined ? {} : { SETTLEMENT_FLUSH_MS: env.SETTLEMENT_FLUSH_MS }),
     },

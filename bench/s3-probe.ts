@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
 import { createS3Client, ensureBucket } from '../shared/src/storage/s3.ts';
+import { median } from './stats.ts';
 
 export interface S3Cost {
   readonly bytes: number;
@@ -63,8 +64,4 @@ export async function probeS3Cost(dir: string, bytes = 60_000, samples = 40): Pr
     noop.close();
     await s3.stop().catch(() => undefined);
   }
-}
-
-function median(xs: number[]): number {
-  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 }

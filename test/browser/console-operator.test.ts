@@ -13,7 +13,8 @@ import { TEST_ADMIN_TOKEN } from '../helpers/admin-client.ts';
 import type { ListeningApp } from '../helpers/listening-app.ts';
 import { navTo, newContext, screenshot, settled, watchPageErrors } from './support/browser.ts';
 import { useConsoleBrowser } from './support/console-browser.ts';
-import { PASSWORD, persianToday, seedYearOfUsage } from './support/gateway.ts';
+import { PASSWORD, persianToday } from './support/gateway.ts';
+import { recordYearOfUsage } from './support/year-of-usage.ts';
 
 const STEP_TIMEOUT = 120_000;
 const fa = (n: number) => new Intl.NumberFormat('fa-IR').format(n);
@@ -168,7 +169,11 @@ describe('web console: the operator', { timeout: STEP_TIMEOUT }, () => {
     await holder.getByRole('button', { name: 'Sign in', exact: true }).click();
     await holder.getByRole('heading', { name: 'Overview' }).waitFor();
     const accountId = decodeURIComponent(accountUrl.split('/').pop() ?? '');
-    const rows = await seedYearOfUsage(gateway, accountId);
+    const rows = await recordYearOfUsage(
+      gateway.connections.store.money,
+      accountId,
+      gateway.config.billing.timeZone,
+    );
     expect(rows).toBeGreaterThanOrEqual(365 * 4);
 
     const timings: Record<string, number> = {};

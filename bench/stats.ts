@@ -1,0 +1,5 @@
+/** The median of the finite values (the upper of the two middle ones of an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
