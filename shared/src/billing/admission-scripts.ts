@@ -109,7 +109,9 @@ export const ADMIT_ARGS_PER_CALL = 9;
 export const ADMIT_LUA = `${HELPERS}
 -- The hold sets this call has read or written: their live total and how long they are known to
 -- live. The admissions of one call happen at one instant (one \`TIME\`), so a set swept once needs
--- no second sweep, and its total is what the last hold added left it at.
+-- no second sweep, and its total is what the last hold added left it at. A request that fails in
+-- Redis leaves it true: a set's entry changes only with the HINCRBY reply of a hold just added, and
+-- what follows that HINCRBY in add_hold cannot fail on keys the call has already read.
 local sets = {}
 
 local function held_in(expiries, amounts, now)
@@ -174,8 +176,6 @@ for i = 1, #KEYS / ${ADMIT_KEYS_PER_CALL} do
   if ok then
     replies[i] = reply
   else
-    -- What this request wrote before it failed is not in the memo: the next ones read the sets anew.
-    sets = {}
     replies[i] = {'error', type(reply) == 'table' and (reply.err or 'error') or tostring(reply)}
   end
 end

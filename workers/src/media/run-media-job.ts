@@ -10,7 +10,7 @@ import {
   type MediaJobResult,
   type MediaKind,
 } from '../../../shared/src/media-jobs/media-job.ts';
-import { newAttemptId, storedKeysOf } from '../../../shared/src/media-jobs/media-storage.ts';
+import { newAttemptId } from '../../../shared/src/media-jobs/media-storage.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
 
 /** What a processor's work produced: the result to record, and what to delete if nobody wants it. */
@@ -133,12 +133,7 @@ async function discardAttempt(
       ? 'another attempt completed the job first; this attempt is dropped'
       : 'the job ended elsewhere before it completed; its media is discarded',
   );
-  // Never what the job's result names (it names another attempt's keys; checked all the same).
-  const named = new Set(current === null ? [] : storedKeysOf(current));
-  await Promise.all([
-    deps.storage.remove(storedKeys.filter((key) => !named.has(key))),
-    deps.handoff.drop(handoffs),
-  ]);
+  await Promise.all([deps.storage.remove(storedKeys), deps.handoff.drop(handoffs)]);
   return { status: completedElsewhere ? (current?.status ?? 'completed') : 'discarded' };
 }
 
