@@ -2,7 +2,9 @@
  * Reads a V8 `.cpuprofile` (node --cpu-prof) and tells where the api's time went: by component
  * (each sample charged to the innermost frame that is project code or an npm package, so a socket
  * write counts for the driver that made it), the project's functions by self and inclusive time,
- * and the busiest functions of any origin.
+ * and the busiest functions of any origin. Given a window (the load's start and end on the
+ * monotonic clock, which V8 stamps its samples with as Node's `process.hrtime` reads it), only the
+ * samples inside it count: start-up (module loading, schema compilation) and shutdown stay out.
  * Standalone: `node bench/profile-summary.ts <file.cpuprofile>` prints the summary as JSON.
  */
 import { readFileSync } from 'node:fs';
@@ -20,6 +22,8 @@ interface ProfileNode {
 }
 interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
+  /** µs on the monotonic clock. */
+  readonly startTime: number;
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
 }
@@ -31,7 +35,15 @@ export interface Share {
   readonly pct: number;
 }
 
+/** A span of the monotonic clock, in µs (`process.hrtime.bigint() / 1000n`). */
+export interface ProfileWindow {
+  readonly fromUs: number;
+  readonly toUs: number;
+}
+
 export interface ProfileSummary {
+  /** Whether only the window's samples were counted (false: the whole profile, start-up included). */
+  readonly windowed: boolean;
   readonly totalMs: number;
   readonly busyMs: number;
   readonly byComponent: readonly Share[];
@@ -42,8 +54,14 @@ export interface ProfileSummary {
 
 const OWN = 'project code';
 
-export function summarizeProfile(file: string, root: string, top = 12): ProfileSummary {
+export function summarizeProfile(
+  file: string,
+  root: string,
+  window?: ProfileWindow,
+  top = 12,
+): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const { inside, windowed } = sampleFilter(profile, window);
   const rootUrl = pathToFileURL(root.endsWith('/') ? root : `${root}/`).href;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
@@ -84,7 +102,7 @@ export function summarizeProfile(file: string, root: string, top = 12): ProfileS
   profile.samples.forEach((id, i) => {
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
     const leaf = byId.get(id);
-    if (leaf === undefined) return;
+    if (leaf === undefined || !inside(i)) return;
     totalMs += ms;
     if (leaf.callFrame.functionName === '(idle)') {
       idleMs += ms;
@@ -107,6 +125,7 @@ export function summarizeProfile(file: string, root: string, top = 12): ProfileS
       .slice(0, n)
       .map(([name, ms]) => ({ name, ms: Math.round(ms), pct: busyMs > 0 ? (100 * ms) / busyMs : 0 }));
   return {
+    windowed,
     totalMs: Math.round(totalMs),
     busyMs: Math.round(busyMs),
     byComponent: shares(components, 20),
@@ -114,6 +133,26 @@ export function summarizeProfile(file: string, root: string, top = 12): ProfileS
     ownInclusive: shares(ownInclusive),
     topSelf: shares(anySelf),
   };
+}
+
+/**
+ * Which samples count: those stamped inside the window, or every one without a window (or when
+ * none falls inside it, so that a clock mismatch shows as an unwindowed summary, not an empty one).
+ */
+function sampleFilter(
+  profile: CpuProfile,
+  window: ProfileWindow | undefined,
+): { inside: (index: number) => boolean; windowed: boolean } {
+  const all = { inside: () => true, windowed: false };
+  if (window === undefined) return all;
+  const stamps: number[] = [];
+  let at = profile.startTime;
+  for (const delta of profile.timeDeltas) {
+    at += delta;
+    stamps.push(at);
+  }
+  const within = (i: number) => (stamps[i] ?? 0) >= window.fromUs && (stamps[i] ?? 0) <= window.toUs;
+  return stamps.some((_, i) => within(i)) ? { inside: within, windowed: true } : all;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

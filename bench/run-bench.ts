@@ -44,7 +44,7 @@ import {
   stopAll,
   waitForHttp,
 } from './processes.ts';
-import { summarizeProfile } from './profile-summary.ts';
+import { type ProfileWindow, summarizeProfile } from './profile-summary.ts';
 import { readRedisWork } from './redis-work.ts';
 import { type PhaseStore, type RunInfo, writeResults } from './report.ts';
 import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
@@ -487,10 +487,15 @@ async function main(): Promise<void> {
   let profile: RunInfo['profile'];
   if (settings.profileSeconds > 0) {
     const profileDir = join(OUT, 'profile');
+    // The load's span on the monotonic clock the profile's samples are stamped with: the summary
+    // leaves the api's start-up and shutdown out.
+    const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+    let window: ProfileWindow | undefined;
     await inPhase(
       'profile',
-      (gateway) =>
-        runHarness('bench.mjs', 'profile-load', {
+      async (gateway) => {
+        const fromUs = monotonicUs();
+        await runHarness('bench.mjs', 'profile-load', {
           ...loadEnv(gateway, settings.profileDelay, 0),
           TARGETS_FILE: targetsFile('profile-targets.json', [
             gatewayTarget(gateway, gateway.loadKeys[0] ?? ''),
@@ -500,7 +505,9 @@ async function main(): Promise<void> {
           DURATION: String(settings.profileSeconds),
           ROUNDS: '1',
           WARMUP: '0',
-        }),
+        });
+        window = { fromUs, toUs: monotonicUs() };
+      },
       ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
     );
     const file = existsSync(profileDir)
@@ -510,7 +517,7 @@ async function main(): Promise<void> {
     else
       profile = {
         file: join(profileDir, file),
-        summary: summarizeProfile(join(profileDir, file), TREE.root),
+        summary: summarizeProfile(join(profileDir, file), TREE.root, window),
       };
   }
 

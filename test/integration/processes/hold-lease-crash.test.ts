@@ -121,7 +121,12 @@ describe('an api killed (SIGKILL) with requests in flight', () => {
     const killedAt = Date.now();
     // The latest expiry its renewals set is at most one lease after the kill (read from the hold
     // set, not timed by polling, which a slow host would stretch)…
-    const [, latest] = await connections.redis.zrange(walletHolds(victim.accountId), -1, -1, 'WITHSCORES');
+    const [, latest] = await connections.redis.zrange(
+      walletHolds(victim.accountId),
+      '-1',
+      '-1',
+      'WITHSCORES',
+    );
     expect(Number(latest)).toBeLessThanOrEqual(killedAt + LEASE_MS + 50);
     await Promise.all(doomedRequests);
     // …and nothing renews them any more: all are gone once that instant has passed.
