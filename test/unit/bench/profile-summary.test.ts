@@ -45,7 +45,10 @@ describe('summarizeProfile', () => {
     expect(summary.windowed).toBe(false);
     expect(summary.totalMs).toBe(9_000);
     expect(summary.busyMs).toBe(7_000);
-    expect(summary.ownSelf.map((s) => s.name)).toEqual(['handle api/src/app.ts:20', 'startUp api/src/app.ts:10']);
+    expect(summary.ownSelf.map((s) => s.name)).toEqual([
+      'handle api/src/app.ts:20',
+      'startUp api/src/app.ts:10',
+    ]);
   });
 
   it("counts only the window's samples: the load, not the start-up", () => {
