@@ -15,3 +15,13 @@ declare module 's3rver' {
     close(): Promise<void>;
   }
 }
+
+// s3rver's account registry: the key pairs its signature check accepts.
+declare module 's3rver/lib/models/account.js' {
+  interface S3rverAccount {
+    createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+    revokeAccessKey(accessKeyId: string): void;
+  }
+  const accounts: { readonly DUMMY_ACCOUNT: S3rverAccount };
+  export default accounts;
+}
