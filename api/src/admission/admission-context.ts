@@ -8,10 +8,34 @@ export interface AdmissionContext {
   readonly holdId: string;
   readonly estimateMicros: bigint;
   readonly rateLimit: { readonly limit: number; readonly remaining: number };
-  /** Set once the handler settled the hold; an unsettled hold is released when the response ends. */
-  settled: boolean;
+  /** Who the hold belongs to now (see `HoldOwner`); changed only by the two functions below. */
+  holdOwner: HoldOwner;
   /** The catalogue id of the model the request names, when it names one the catalogue knows (metrics). */
   readonly model?: string | undefined;
+}
+
+/**
+ * Who a request's hold belongs to. Admission makes it the request's: released when the response
+ * ends, so a failed request is never charged. A handler hands it on: to the settlement (a queued
+ * charge replaces it) or to a job (a video's worker settles or releases it). The release at the
+ * response's end takes it only while it is still the request's, and only once.
+ */
+export type HoldOwner = 'request' | 'settlement' | 'job' | 'released';
+
+/**
+ * Hands the hold on; from here no release of the request touches it. Handing it to the settlement
+ * after a release (a client gone mid-stream, whose reported tokens are still charged) is allowed:
+ * the charge is keyed by the hold id and needs no hold.
+ */
+export function handHoldTo(admission: AdmissionContext, owner: 'settlement' | 'job'): void {
+  admission.holdOwner = owner;
+}
+
+/** Takes the hold for its release when it is still the request's and holds something: true once. */
+export function takeHoldForRelease(admission: AdmissionContext): boolean {
+  if (admission.holdOwner !== 'request' || admission.estimateMicros === 0n) return false;
+  admission.holdOwner = 'released';
+  return true;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import { refused } from '../../../shared/src/observability/admission-metrics.ts';
 import { tracedStep } from '../../../shared/src/observability/tracing.ts';
-import type { AdmissionContext, RouteAdmission } from './admission-context.ts';
+import { type AdmissionContext, type RouteAdmission, takeHoldForRelease } from './admission-context.ts';
 import { presentedApiKey } from './key-carriers.ts';
 import { isIpAllowed, isKeyUsable, isModelAllowed } from './key-validity.ts';
 
@@ -43,7 +43,7 @@ export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): vo
   app.addHook('preHandler', tracedStep('gateway.admission', createAdmissionHook(deps)));
   // Callback hooks that go async only when a hold is left to release (not on the settled path).
   app.addHook('onResponse', (request, _reply, done) => {
-    const release = releaseUnsettledHold(deps, request);
+    const release = releaseRequestHold(deps, request);
     if (release === null) done();
     else void release.then(() => done());
   });
@@ -55,20 +55,22 @@ export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): vo
     // closed (its relay has settled by then whatever usage it was told of).
     if (payload instanceof Readable) {
       payload.once('close', () => {
-        if (!reply.raw.writableFinished) void releaseUnsettledHold(deps, request);
+        if (!reply.raw.writableFinished) void releaseRequestHold(deps, request);
       });
     }
-    const release = reply.raw.destroyed ? releaseUnsettledHold(deps, request) : null;
+    const release = reply.raw.destroyed ? releaseRequestHold(deps, request) : null;
     if (release === null) done(null, payload);
     else void release.then(() => done(null, payload));
   });
 }
 
-/** Releases the request's hold unless it was settled or there is none; null when nothing to do. */
-function releaseUnsettledHold(deps: AdmissionDeps, request: FastifyRequest): Promise<void> | null {
+/**
+ * Releases the hold while it is still the request's and holds something (`takeHoldForRelease`);
+ * null when there is nothing to do.
+ */
+function releaseRequestHold(deps: AdmissionDeps, request: FastifyRequest): Promise<void> | null {
   const admission = request.admission;
-  if (admission === undefined || admission.settled || admission.estimateMicros === 0n) return null;
-  admission.settled = true;
+  if (admission === undefined || !takeHoldForRelease(admission)) return null;
   return deps.billing
     .release({ requestId: admission.holdId, accountId: admission.key.accountId, keyId: admission.key.id })
     .catch((err: unknown) => request.log.error({ err }, 'releasing the hold failed; it expires on its own'));
@@ -142,7 +144,7 @@ export function createAdmissionHook(deps: AdmissionDeps) {
       ...(settings.holdTtlMs === undefined ? {} : { holdTtlMs: settings.holdTtlMs }),
     });
     throwUnlessAdmitted(result, canonical);
-    request.admission = { key, holdId, estimateMicros, rateLimit: result, settled: false, model };
+    request.admission = { key, holdId, estimateMicros, rateLimit: result, holdOwner: 'request', model };
   };
 }
 
@@ -186,7 +188,7 @@ export async function admitHold(
     countRequest: false,
   });
   throwUnlessAdmitted(result, canonicalModel);
-  return { ...admission, estimateMicros, settled: false };
+  return { ...admission, estimateMicros, holdOwner: 'request' };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Config } from '../../../shared/src/config/config.ts';
 import { observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import type { NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
 import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
-import type { AdmissionContext } from '../admission/admission-context.ts';
+import { type AdmissionContext, handHoldTo } from '../admission/admission-context.ts';
 
 /** What the chat and embedding use cases need from the process. */
 export interface ChatDeps {
@@ -18,7 +18,7 @@ export interface ChatDeps {
 /**
  * Charges a finished request its actual cost (usage × price) once, replacing its hold. The charge is
  * queued for the next settlement batch: the answer does not wait for the store, and the hold stays
- * until the charge counts (so `settled` is set: the hold is not released). Callers wait only when
+ * until the charge counts (the hold is handed to the settlement: the request no longer releases it). Callers wait only when
  * the backlog of unwritten charges is over its high-water mark. `provider` served the request.
  */
 export async function settleUsage(
@@ -46,7 +46,7 @@ export async function settleCost(
   tokens: { readonly inputTokens: number; readonly outputTokens: number },
 ): Promise<void> {
   // Set before waiting: from here on the hold belongs to the settlement, never to a release.
-  admission.settled = true;
+  handHoldTo(admission, 'settlement');
   // Resolves at once unless the settlement backlog is over its high-water mark (backpressure).
   await deps.billing.settleDeferred({
     requestId: admission.holdId,

@@ -8,7 +8,7 @@ import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { VIDEO_HOLD_MARGIN_MS } from '../../../shared/src/media-jobs/video-hold.ts';
 import type { VideoRequest } from '../../../shared/src/providers/media-types.ts';
-import { bodyModelName } from '../admission/admission-context.ts';
+import { bodyModelName, handHoldTo } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';
 import type { MediaDeps } from '../media/run-sync-job.ts';
@@ -116,7 +116,7 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
       // The hold now belongs to the job: the worker settles or releases it. Until here it was this
       // process's lease (gone within a lease if the process died); from here it lives until the
       // deadline plus a margin (shared/src/media-jobs/video-hold.ts).
-      admission.settled = true;
+      handHoldTo(admission, 'job');
       await deps.media.billing
         .transferHold?.({
           requestId: job.id,

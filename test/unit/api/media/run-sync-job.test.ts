@@ -81,7 +81,7 @@ function setup(script: Script = {}) {
   const admission = {
     key: { id: 'key_1', accountId: 'acct_1' },
     holdId: 'img_1',
-    settled: false,
+    holdOwner: 'request',
   } as AdmissionContext;
   return { deps, admission, calls };
 }
@@ -105,7 +105,7 @@ describe('runSyncJob', () => {
     });
     expect(delivered.read).toBe('bytes');
     expect(delivered.job.status).toBe('delivered');
-    expect(admission.settled).toBe(true);
+    expect(admission.holdOwner).toBe('settlement');
     expect(calls).toEqual(['enqueue', 'findById', 'read', 'markDelivered', 'settle']);
   });
 
@@ -150,7 +150,7 @@ describe('runSyncJob', () => {
     expect(calls).not.toContain('settle');
     expect(calls).toContain('markDiscarded');
     expect(calls).toContain('remove media/img_1/0.png');
-    expect(admission.settled).toBe(false);
+    expect(admission.holdOwner).toBe('request');
   });
 
   it('a client gone while the media was read gets nothing delivered nor charged (499)', async () => {
@@ -173,7 +173,7 @@ describe('runSyncJob', () => {
     expect(calls).not.toContain('settle');
     expect(calls).toContain('markDiscarded');
     expect(discarded).toEqual(['open stream']);
-    expect(admission.settled).toBe(false);
+    expect(admission.holdOwner).toBe('request');
   });
 
   /** A run whose read opens a stream (speech): what it discarded of it is recorded. */
@@ -199,7 +199,7 @@ describe('runSyncJob', () => {
       const { running, admission, calls, discarded } = runReadingAStream({ markDelivered });
       await expect(running).rejects.toThrow();
       expect(calls).not.toContain('settle');
-      expect(admission.settled).toBe(false);
+      expect(admission.holdOwner).toBe('request');
       expect(discarded).toEqual(['open stream']);
     }
   });
@@ -212,7 +212,7 @@ describe('runSyncJob', () => {
     });
     await expect(running).rejects.toThrow('billing is closed');
     expect(calls).toContain('markDelivered');
-    expect(admission.settled).toBe(false);
+    expect(admission.holdOwner).toBe('request');
     expect(discarded).toEqual(['open stream']);
   });
 });
