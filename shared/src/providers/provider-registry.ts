@@ -31,6 +31,11 @@ export type ResolvedRoute<A = ProviderAdapter> =
       readonly target: UpstreamTarget;
     };
 
+/** The model id the route's provider knows (the catalogue's `native_id`). */
+export function nativeModelOf<A>(route: ResolvedRoute<A>): string {
+  return route.kind === 'demo' ? route.nativeModel : route.target.nativeModel;
+}
+
 type CatalogueRoutes = ReadonlyArray<{ provider: string; native_id: string }>;
 
 /**

@@ -12,7 +12,7 @@ import {
   type UpstreamRequest,
 } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
-import type { ResolvedRoute } from '../providers/provider-registry.ts';
+import { nativeModelOf, type ResolvedRoute } from '../providers/provider-registry.ts';
 import { scrubSecrets } from './secret-scrubber.ts';
 import {
   classifyTransportError,
@@ -78,10 +78,6 @@ export async function firstSuccessfulRoute<T, A>(
     if (!failure.retryable) break;
   }
   throw clientErrorFor(failures);
-}
-
-function nativeModelOf<A>(route: ResolvedRoute<A>): string {
-  return route.kind === 'demo' ? route.nativeModel : route.target.nativeModel;
 }
 
 /** How an adapter reads its provider's error answers. */

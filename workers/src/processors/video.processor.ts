@@ -10,6 +10,7 @@ import { NO_TOKENS, observeCharge } from '../../../shared/src/observability/char
 import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
 import { type MediaRoute, usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
 import type { VideoPollState, VideoRequest } from '../../../shared/src/providers/media-types.ts';
+import { nativeModelOf } from '../../../shared/src/providers/provider-registry.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
 import { capabilityOf, send, sendForJson } from '../media/media-calls.ts';
 import type { MediaWorkerDeps } from '../media/media-worker-deps.ts';
@@ -138,10 +139,6 @@ async function deliver(
     sizeBytes: stored.totalLength,
   };
   return { result, costMicros, storedKeys: [key], expiresAt };
-}
-
-function nativeModelOf(route: MediaRoute): string {
-  return route.kind === 'demo' ? route.nativeModel : route.target.nativeModel;
 }
 
 function failure(message: string): MediaJobFailure {
