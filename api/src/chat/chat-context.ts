@@ -18,8 +18,9 @@ export interface ChatDeps {
 /**
  * Charges a finished request its actual cost (usage × price) once, replacing its hold. The charge is
  * queued for the next settlement batch: the answer does not wait for the store, and the hold stays
- * until the charge counts (the hold is handed to the settlement: the request no longer releases it). Callers wait only when
- * the backlog of unwritten charges is over its high-water mark. `provider` served the request.
+ * until the charge counts (it is handed to the settlement: the request no longer releases it).
+ * Callers wait only when the backlog of unwritten charges is over its high-water mark. `provider`
+ * served the request.
  */
 export async function settleUsage(
   deps: Pick<ChatDeps, 'billing'>,
