@@ -2,13 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
-import { AppError } from '../../../shared/src/errors/app-error.ts';
-import { enqueueMediaJob } from '../../../shared/src/jobs/job-catalogue.ts';
-import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
-import { VIDEO_HOLD_MARGIN_MS } from '../../../shared/src/media-jobs/video-hold.ts';
 import type { VideoRequest } from '../../../shared/src/providers/media-types.ts';
-import { bodyModelName, handHoldTo } from '../admission/admission-context.ts';
+import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';
 import type { MediaDeps } from '../media/run-sync-job.ts';
@@ -25,7 +21,11 @@ import {
 } from '../openapi/responses.ts';
 import { videoRequestSchema } from '../schemas/media-request.schema.ts';
 import { videoDeletedSchema, videoListSchema, videoSchema } from '../schemas/media-response.schema.ts';
-import { readVideoContent, videoNotFound } from '../use-cases/account-videos.ts';
+import { readVideoContent } from '../use-cases/account-videos.ts';
+import { createVideo } from '../use-cases/create-video.ts';
+import { deleteVideo } from '../use-cases/delete-video.ts';
+import { getVideo } from '../use-cases/get-video.ts';
+import { listVideos } from '../use-cases/list-videos.ts';
 
 export interface VideosRouteDeps {
   readonly catalogue: Catalogue;
@@ -57,6 +57,16 @@ const contentHeaders = {
  * A video belongs to the account that created it: for anyone else it does not exist (404).
  */
 export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps): Promise<void> {
+  // What the video use cases take: the media stores and adapters, the render deadline, the clock.
+  const videos = {
+    jobs: deps.media.jobs,
+    storage: deps.media.storage,
+    queues: deps.media.queues,
+    billing: deps.media.billing,
+    deadlineMs: deps.deadlineMs,
+    clock: deps.media.now,
+  };
+
   app.post<{ Body: VideoBody }>(
     '/v1/videos',
     {
@@ -86,45 +96,12 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
       const admission = requireAdmission(request);
       const model = resolveModelFor(deps.catalogue, request.body.model, 'video');
       const { prompt, duration, aspect_ratio, resolution } = request.body;
-      const now = deps.media.now();
-      const job = await deps.media.jobs.insertQueued(
-        {
-          id: admission.holdId,
-          accountId: admission.key.accountId,
-          keyId: admission.key.id,
-          model: model.id,
-          request: { kind: 'video', input: { prompt, duration, ...defined({ aspect_ratio, resolution }) } },
-          holdMicros: admission.estimateMicros,
-          deadlineAt: new Date(now.getTime() + deps.deadlineMs),
-        },
-        now,
-      );
-      try {
-        await enqueueMediaJob(deps.media.queues, 'video', job.id);
-      } catch (err) {
-        // The client is answered an error (503 while Redis is down): the job must never run, or a
-        // client retrying as told would pay twice. Cancelled from `queued`, no worker or reconciler
-        // takes it; its hold, still this process's lease, is released when the response ends.
-        await deps.media.jobs.markCancelled(job.id, deps.media.now()).catch((cancelErr: unknown) => {
-          request.log.error(
-            { err: cancelErr, jobId: job.id },
-            'a video whose enqueue failed could not be cancelled',
-          );
-        });
-        throw err;
-      }
-      // The hold now belongs to the job: the worker settles or releases it. Until here it was this
-      // process's lease (gone within a lease if the process died); from here it lives until the
-      // deadline plus a margin (shared/src/media-jobs/video-hold.ts).
-      handHoldTo(admission, 'job');
-      await deps.media.billing
-        .transferHold?.({
-          requestId: job.id,
-          accountId: job.accountId,
-          keyId: job.keyId,
-          ttlMs: deps.deadlineMs + VIDEO_HOLD_MARGIN_MS,
-        })
-        .catch((err: unknown) => request.log.warn({ err }, 'video hold left a lease of this process'));
+      const job = await createVideo(videos, {
+        admission,
+        model,
+        video: { prompt, duration, ...defined({ aspect_ratio, resolution }) },
+        log: request.log,
+      });
       return reply.code(202).send(videoRecord(job, originOf(request)));
     },
   );
@@ -148,7 +125,7 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
     },
     async (request) => {
       const { key } = requireAdmission(request);
-      const jobs = await deps.media.jobs.listOwned(key.accountId, 'video', request.query.limit);
+      const jobs = await listVideos(videos, { accountId: key.accountId, limit: request.query.limit });
       return { object: 'list', data: jobs.map((job) => videoRecord(job, originOf(request))) };
     },
   );
@@ -167,7 +144,7 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
         },
       },
     },
-    async (request) => videoRecord(await ownedVideo(deps, request), originOf(request)),
+    async (request) => videoRecord(await getVideo(videos, videoOf(request)), originOf(request)),
   );
 
   app.delete<{ Params: IdParams }>(
@@ -185,17 +162,7 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
       },
     },
     async (request, reply) => {
-      const job = await ownedVideo(deps, request);
-      if (job.status === 'queued' || job.status === 'running') {
-        throw new AppError(
-          409,
-          'invalid_request_error',
-          'video_in_progress',
-          'A video cannot be deleted while it renders.',
-        );
-      }
-      await deps.media.jobs.markDeleted(job.id, job.accountId, deps.media.now());
-      if (job.result?.kind === 'video') await deps.media.storage.remove([job.result.key]);
+      const job = await deleteVideo(videos, videoOf(request));
       return reply.code(200).send({ id: job.id, object: 'video.deleted', deleted: true });
     },
   );
@@ -227,26 +194,19 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
       },
     },
     async (request, reply) => {
-      const { key } = requireAdmission(request);
-      const content = await readVideoContent(deps.media, {
-        accountId: key.accountId,
-        videoId: request.params.id,
+      const content = await readVideoContent(videos, {
+        ...videoOf(request),
         range: request.headers.range,
-        now: deps.media.now(),
+        now: videos.clock(),
       });
       return sendVideoContent(reply, content);
     },
   );
 }
 
-async function ownedVideo(
-  deps: VideosRouteDeps,
-  request: FastifyRequest<{ Params: IdParams }>,
-): Promise<MediaJob> {
-  const { key } = requireAdmission(request);
-  const job = await deps.media.jobs.findOwned(request.params.id, key.accountId, 'video');
-  if (job === null) throw videoNotFound(request.params.id, 'does not exist');
-  return job;
+/** The video a request names (`:id`), among those of its key's account. */
+function videoOf(request: FastifyRequest<{ Params: IdParams }>): { accountId: string; videoId: string } {
+  return { accountId: requireAdmission(request).key.accountId, videoId: request.params.id };
 }
 
 /** The address clients reached the api by (the content URL is built from it). */

@@ -1,7 +1,8 @@
-import { AppError } from '../../../shared/src/errors/app-error.ts';
 import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { MediaStorage, StoredObject } from '../../../shared/src/media-jobs/media-storage.ts';
+import { getVideo, videoNotFound } from './get-video.ts';
+import { listVideos } from './list-videos.ts';
 
 export interface AccountVideosDeps {
   readonly jobs: Pick<MediaJobsRepository, 'listOwned' | 'findOwned'>;
@@ -23,7 +24,7 @@ export async function listRetainedVideos(
   input: { accountId: string },
 ): Promise<MediaJob[]> {
   const now = deps.clock().getTime();
-  const jobs = await deps.jobs.listOwned(input.accountId, 'video', VIDEOS_LISTED);
+  const jobs = await listVideos(deps, { accountId: input.accountId, limit: VIDEOS_LISTED });
   return jobs.filter((job) => (job.expiresAt?.getTime() ?? job.createdAt.getTime() + deps.retentionMs) > now);
 }
 
@@ -39,8 +40,7 @@ export async function readVideoContent(
   deps: Pick<AccountVideosDeps, 'jobs' | 'storage'>,
   input: { accountId: string; videoId: string; range?: string; now: Date },
 ): Promise<VideoContent> {
-  const job = await deps.jobs.findOwned(input.videoId, input.accountId, 'video');
-  if (job === null) throw videoNotFound(input.videoId, 'does not exist');
+  const job = await getVideo(deps, input);
   if (job.result?.kind !== 'video' || !['completed', 'delivered'].includes(job.status)) {
     throw videoNotFound(job.id, 'is not ready');
   }
@@ -51,9 +51,4 @@ export async function readVideoContent(
   if (stored === 'unsatisfiable') return { unsatisfiable: true, sizeBytes: job.result.sizeBytes };
   if (stored === null) throw videoNotFound(job.id, 'has expired');
   return stored;
-}
-
-/** 404 `video_not_found`: `why` says whether it does not exist (for this account), is not ready, or expired. */
-export function videoNotFound(id: string, why: string): AppError {
-  return new AppError(404, 'invalid_request_error', 'video_not_found', `The video ${id} ${why}.`);
 }
