@@ -14,12 +14,14 @@ export function newAccountId(): string {
 
 /**
  * A video of `accountId` in the store, as a worker would have left it: `queued`, `running`,
- * `failed`, or `completed` with its MP4 (`STORED_MP4`) in the bucket under its result's key.
+ * `failed`, or `completed` with its MP4 (`mp4`, by default `STORED_MP4`) in the bucket under its
+ * result's key, downloadable until `expiresAt` (by default no end is recorded).
  */
 export async function storedVideo(
   media: Pick<MediaDeps, 'jobs' | 'storage'>,
   accountId: string,
   status: 'queued' | 'running' | 'completed' | 'failed',
+  completed: { readonly mp4?: Uint8Array; readonly expiresAt?: Date } = {},
 ): Promise<MediaJob> {
   const { jobs, storage } = media;
   const now = new Date();
@@ -32,9 +34,10 @@ export async function storedVideo(
   if (status !== 'queued') await jobs.markRunning(id, now);
   if (status === 'completed') {
     const key = mediaKeys.video(id, 'attempt-1');
-    await storage.put(key, STORED_MP4, 'video/mp4');
-    const result = { kind: 'video', key, seconds: 4, sizeBytes: STORED_MP4.length } as const;
-    await jobs.markCompleted(id, result, 1_000_000n, null, now);
+    const mp4 = completed.mp4 ?? STORED_MP4;
+    await storage.put(key, mp4, 'video/mp4');
+    const result = { kind: 'video', key, seconds: 4, sizeBytes: mp4.length } as const;
+    await jobs.markCompleted(id, result, 1_000_000n, completed.expiresAt ?? null, now);
   }
   if (status === 'failed') {
     const error = {

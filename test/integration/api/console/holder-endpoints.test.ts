@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dayOf } from '../../../../shared/src/billing/billing-time.ts';
 import { mediaKeys } from '../../../../shared/src/media-jobs/media-storage.ts';
+import { storedVideo } from '../../../helpers/stored-video.ts';
 import { type Holder, newHolder, useConsoleApp } from './console-client.ts';
 
 const t = useConsoleApp();
@@ -315,32 +316,8 @@ describe('models and videos', () => {
   });
 
   /** A finished video of `holder`, its MP4 stored, downloadable until `expiresAt`. */
-  async function finishedVideo(holder: Holder, expiresAt: Date, bytes: Uint8Array) {
-    const now = new Date();
-    const { jobs, storage } = t.services.media;
-    const job = await jobs.insertQueued(
-      {
-        id: `video_console_${Date.now()}_${Math.random().toString(36).slice(2)}`,
-        accountId: holder.accountId,
-        keyId: 'key_console_test',
-        model: 'demo/video',
-        request: { kind: 'video', input: { prompt: 'done', duration: 4 } },
-        holdMicros: 0n,
-        deadlineAt: null,
-      },
-      now,
-    );
-    await storage.put(mediaKeys.video(job.id, 'attempt-1'), bytes, 'video/mp4');
-    await jobs.markRunning(job.id, now);
-    await jobs.markCompleted(
-      job.id,
-      { kind: 'video', key: mediaKeys.video(job.id, 'attempt-1'), seconds: 4, sizeBytes: bytes.length },
-      1_000_000n,
-      expiresAt,
-      now,
-    );
-    return job;
-  }
+  const finishedVideo = (holder: Holder, expiresAt: Date, mp4: Uint8Array) =>
+    storedVideo(t.services.media, holder.accountId, 'completed', { mp4, expiresAt });
 
   it('lists retained videos with a console content URL that serves the MP4 (with ranges)', async () => {
     const holder = await newHolder(t.app, { topUp: 1_000 });
