@@ -1,14 +1,7 @@
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
-import type { EmbeddingRequest, EmbeddingResult } from '../../../shared/src/providers/chat-types.ts';
-import { demoEmbeddings } from '../../../shared/src/providers/demo/index.ts';
-import { type ResolvedRoute, usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
-import {
-  firstSuccessfulRoute,
-  RouteFailure,
-  readJsonBody,
-  sendToRoute,
-} from '../../../shared/src/upstream/route-attempts.ts';
-import { failureFromStatus } from '../../../shared/src/upstream/upstream-failure.ts';
+import type { EmbeddingRequest } from '../../../shared/src/providers/chat-types.ts';
+import { usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
+import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
 import { type ChatDeps, settleUsage } from './chat-context.ts';
 import { serviceRecord } from './chat-wire.ts';
@@ -26,9 +19,9 @@ export interface CreateEmbeddingsInput {
  * base64 by default).
  */
 export async function createEmbeddings(deps: ChatDeps, input: CreateEmbeddingsInput) {
-  const routes = usableRoutes(input.model.routes, deps.config, input.model.max_output_tokens);
+  const routes = usableRoutes(input.model.routes, deps, input.model.max_output_tokens);
   const { route: served, value: result } = await firstSuccessfulRoute(routes, 'embeddings', (route) =>
-    callRoute(deps, route, input),
+    route.embed({ ...input.request, encoding_format: 'float' }, input.signal),
   );
   const usage = {
     inputTokens: result.usage.inputTokens,
@@ -49,21 +42,6 @@ export async function createEmbeddings(deps: ChatDeps, input: CreateEmbeddingsIn
     usage: { prompt_tokens: result.usage.inputTokens, total_tokens: result.usage.inputTokens },
     service: serviceRecord(input.model.id, costMicros),
   };
-}
-
-async function callRoute(
-  deps: ChatDeps,
-  route: ResolvedRoute,
-  input: CreateEmbeddingsInput,
-): Promise<EmbeddingResult> {
-  const request: EmbeddingRequest = { ...input.request, encoding_format: 'float' };
-  if (route.kind === 'demo') return demoEmbeddings.embed({ ...request, model: route.nativeModel });
-  const embeddings = route.adapter.embeddings;
-  if (embeddings === undefined)
-    throw new RouteFailure(failureFromStatus(route.provider, 502, 'no embedding capability'));
-  const upstream = embeddings.request(request, route.target);
-  const response = await sendToRoute(deps.client, route.provider, route.adapter, upstream, input.signal);
-  return embeddings.response(await readJsonBody(response), request);
 }
 
 /** A vector as little-endian float32 bytes in base64. */

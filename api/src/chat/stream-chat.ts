@@ -1,21 +1,13 @@
 import { jsonCharacterCount } from '../../../shared/src/billing/hold-estimate.ts';
 import { observeTimeToFirstToken } from '../../../shared/src/observability/http-metrics.ts';
+import type { ChatStream } from '../../../shared/src/providers/chat-route.ts';
 import {
   type ChatChunk,
-  type ChatStreamTranslator,
   type NormalizedUsage,
-  type SseEvent,
   UpstreamStreamError,
 } from '../../../shared/src/providers/chat-types.ts';
-import { demoChat } from '../../../shared/src/providers/demo/index.ts';
-import { type ResolvedRoute, usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
-import {
-  firstSuccessfulRoute,
-  RouteFailure,
-  sendToRoute,
-} from '../../../shared/src/upstream/route-attempts.ts';
-import { readSseEventBatches } from '../../../shared/src/upstream/sse-reader.ts';
-import { failureFromStatus } from '../../../shared/src/upstream/upstream-failure.ts';
+import { usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
+import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
 import { type ChatDeps, settleUsage } from './chat-context.ts';
 import {
   type ChatIdentity,
@@ -28,22 +20,6 @@ import {
 } from './chat-wire.ts';
 import type { CompleteChatInput } from './complete-chat.ts';
 
-/** Where a stream's chunks come from once a route answered 200 (`provider`: that route's). */
-type StreamSource =
-  | {
-      readonly kind: 'demo';
-      readonly provider: string;
-      readonly chunks: readonly ChatChunk[];
-      readonly usage: NormalizedUsage;
-    }
-  | {
-      readonly kind: 'http';
-      readonly provider: string;
-      /** The events of each upstream read together, relayed to the client in one write. */
-      readonly batches: AsyncIterable<readonly SseEvent[]>;
-      readonly translator: ChatStreamTranslator;
-    };
-
 /**
  * Opens a streamed chat completion. Routes are tried (with fallback) until one answers 200, before
  * any byte goes to the client, so failures up to then are ordinary HTTP errors. The returned
@@ -53,35 +29,12 @@ export async function openChatStream(
   deps: ChatDeps,
   input: CompleteChatInput,
 ): Promise<AsyncGenerator<string>> {
-  const routes = usableRoutes(input.model.routes, deps.config, input.model.max_output_tokens);
-  const { value: source } = await firstSuccessfulRoute(routes, 'chat', (route) =>
-    openRoute(deps, route, input),
+  const routes = usableRoutes(input.model.routes, deps, input.model.max_output_tokens);
+  const { route: served, value: stream } = await firstSuccessfulRoute(routes, 'chat', (route) =>
+    route.stream(input.request, input.signal),
   );
-  return relay(deps, input, source, chatIdentity(input.requestId, input.model.id, deps.now()));
-}
-
-async function openRoute(
-  deps: ChatDeps,
-  route: ResolvedRoute,
-  input: CompleteChatInput,
-): Promise<StreamSource> {
-  if (route.kind === 'demo')
-    return {
-      kind: 'demo',
-      provider: route.provider,
-      ...demoChat.stream({ ...input.request, model: route.nativeModel }),
-    };
-  const chat = route.adapter.chat;
-  if (chat === undefined)
-    throw new RouteFailure(failureFromStatus(route.provider, 502, 'no chat capability'));
-  const upstream = chat.request(input.request, route.target, { stream: true });
-  const response = await sendToRoute(deps.client, route.provider, route.adapter, upstream, input.signal);
-  return {
-    kind: 'http',
-    provider: route.provider,
-    batches: readSseEventBatches(response.body),
-    translator: chat.stream(),
-  };
+  const identity = chatIdentity(input.requestId, input.model.id, deps.now());
+  return relay(deps, input, served.provider, stream, identity);
 }
 
 /**
@@ -91,10 +44,11 @@ async function openRoute(
  * charged. When the client goes away the upstream call is aborted and only the tokens the upstream
  * reported until then are charged (none, if it reported none).
  */
-async function* relay(
+async function* relay<E>(
   deps: ChatDeps,
   input: CompleteChatInput,
-  source: StreamSource,
+  provider: string,
+  stream: ChatStream<E>,
   identity: ChatIdentity,
 ): AsyncGenerator<string> {
   let outcome: 'completed' | 'failed' | 'gone' = 'gone';
@@ -103,36 +57,32 @@ async function* relay(
   let awaitingFirstToken = true;
   const chunkLine = chunkLineWriter(identity);
   try {
-    if (source.kind === 'demo') {
-      observeFirstToken(input);
-      for (const chunk of source.chunks) yield chunkLine(chunk);
-      usage = source.usage;
-    } else {
-      for await (const events of source.batches) {
-        // What one upstream read brought goes out in one write: a socket write per event costs
-        // the api more than the rest of relaying it.
-        let lines = '';
-        try {
-          for (const event of events) {
-            for (const chunk of source.translator.onEvent(event)) {
-              deliveredCharacters += chunkCharacters(chunk);
-              lines += chunkLine(chunk);
-            }
+    for await (const events of stream.batches) {
+      // What one upstream read brought goes out in one write: a socket write per event costs
+      // the api more than the rest of relaying it. Index loops: no iterator objects per event.
+      let lines = '';
+      try {
+        for (let e = 0; e < events.length; e += 1) {
+          const chunks = stream.translator.onEvent(events[e] as E);
+          for (let c = 0; c < chunks.length; c += 1) {
+            const chunk = chunks[c] as ChatChunk;
+            deliveredCharacters += chunkCharacters(chunk);
+            lines += chunkLine(chunk);
           }
-        } catch (err) {
-          // An event that breaks the stream: the chunks before it still reach the client first.
-          if (lines !== '') yield lines;
-          throw err;
         }
-        if (lines === '') continue;
-        if (awaitingFirstToken) {
-          awaitingFirstToken = false;
-          observeFirstToken(input);
-        }
-        yield lines;
+      } catch (err) {
+        // An event that breaks the stream: the chunks before it still reach the client first.
+        if (lines !== '') yield lines;
+        throw err;
       }
-      usage = source.translator.finish().usage ?? estimatedUsage(input, deliveredCharacters);
+      if (lines === '') continue;
+      if (awaitingFirstToken) {
+        awaitingFirstToken = false;
+        observeFirstToken(input);
+      }
+      yield lines;
     }
+    usage = stream.translator.finish().usage ?? estimatedUsage(input, deliveredCharacters);
     outcome = 'completed';
   } catch (err) {
     if (input.signal.aborted) return;
@@ -143,10 +93,10 @@ async function* relay(
     yield sseData(streamErrorObject(status, message)) + SSE_DONE;
     return;
   } finally {
-    if (outcome === 'gone') await chargeReportedUsage(deps, input, source);
+    if (outcome === 'gone') await chargeReportedUsage(deps, input, provider, stream);
   }
   const billed = usage ?? estimatedUsage(input, deliveredCharacters);
-  const costMicros = await settleUsage(deps, input.admission, input.model, billed, source.provider);
+  const costMicros = await settleUsage(deps, input.admission, input.model, billed, provider);
   // The usage chunk and the terminator in one write (each yield is a socket write of its own).
   yield input.request.stream_options?.include_usage
     ? sseData(usageChunkObject(identity, billed, costMicros)) + SSE_DONE
@@ -154,14 +104,15 @@ async function* relay(
 }
 
 /** After a client disconnect: the tokens the upstream reported so far, if any, are charged. */
-async function chargeReportedUsage(
+async function chargeReportedUsage<E>(
   deps: ChatDeps,
   input: CompleteChatInput,
-  source: StreamSource,
+  provider: string,
+  stream: ChatStream<E>,
 ): Promise<void> {
-  const reported = source.kind === 'http' ? source.translator.finish().usage : undefined;
+  const reported = stream.translator.finish().usage;
   if (reported === undefined || reported.inputTokens + reported.outputTokens === 0) return;
-  await settleUsage(deps, input.admission, input.model, reported, source.provider);
+  await settleUsage(deps, input.admission, input.model, reported, provider);
 }
 
 /** Records how long the stream took, since its request arrived, to relay its first chunk. */

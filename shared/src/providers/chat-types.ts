@@ -130,12 +130,13 @@ export interface SseEvent {
 }
 
 /**
- * Translates one upstream stream into chat chunks. `onEvent` is called per SSE event in order;
- * it throws `UpstreamStreamError` for an error event inside the stream. `finish` is called after the
- * last event and returns the usage the upstream reported (undefined when it reported none).
+ * Translates one upstream stream into chat chunks. `onEvent` is called per event in order (an SSE
+ * event for an HTTP upstream); it throws `UpstreamStreamError` for an error event inside the
+ * stream. `finish` is called after the last event and returns the usage the upstream reported
+ * (undefined when it reported none).
  */
-export interface ChatStreamTranslator {
-  onEvent(event: SseEvent): ChatChunk[];
+export interface ChatStreamTranslator<E = SseEvent> {
+  onEvent(event: E): ChatChunk[];
   finish(): { usage: NormalizedUsage | undefined };
 }
 

@@ -1,7 +1,11 @@
 import type { Config } from '../config/config.ts';
+import { HttpChatRoute } from '../upstream/http-chat-route.ts';
+import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { anthropicAdapter } from './anthropic/index.ts';
+import type { ChatRoute } from './chat-route.ts';
 import type { ProviderAdapter, UpstreamTarget } from './chat-types.ts';
 import { deepseekAdapter } from './deepseek/index.ts';
+import { DemoChatRoute } from './demo/demo-chat-route.ts';
 import { googleAdapter } from './google/index.ts';
 import { groqAdapter } from './groq/index.ts';
 import { mistralAdapter } from './mistral/index.ts';
@@ -21,22 +25,35 @@ export const HTTP_ADAPTERS: Readonly<Partial<Record<ProviderId, ProviderAdapter>
   groq: groqAdapter,
 });
 
-/** A route the gateway can take right now: the provider is known and has credentials configured. */
-export type ResolvedRoute<A = ProviderAdapter> =
-  | { readonly kind: 'demo'; readonly provider: 'demo'; readonly nativeModel: string }
-  | {
-      readonly kind: 'http';
-      readonly provider: string;
-      readonly adapter: A;
-      readonly target: UpstreamTarget;
-    };
+/** What resolving routes needs from the process: which providers are configured, and the client that calls them. */
+export interface RouteDeps {
+  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams'>;
+  readonly client: UpstreamClient;
+}
 
-/** The model id the route's provider knows (the catalogue's `native_id`). */
-export function nativeModelOf<A>(route: ResolvedRoute<A>): string {
-  return route.kind === 'demo' ? route.nativeModel : route.target.nativeModel;
+/**
+ * How the routes of one family of capabilities (chat and embeddings; media) are made: over the
+ * family's HTTP adapter of a configured provider, or over the offline `demo` simulator. The
+ * factories take the process's dependencies `D` rather than closing over them, so resolving the
+ * routes of a request allocates nothing but the routes.
+ */
+export interface RouteFamily<A, R, D extends RouteDeps> {
+  /** The HTTP adapters of the built-in providers. */
+  readonly adapters: Readonly<Partial<Record<ProviderId, A>>>;
+  /** The adapter of a declared OpenAI-compatible upstream, for a family that has one. */
+  readonly compatibleAdapter?: A;
+  http(deps: D, provider: string, adapter: A, target: UpstreamTarget): R;
+  demo(deps: D, nativeModel: string): R;
 }
 
 type CatalogueRoutes = ReadonlyArray<{ provider: string; native_id: string }>;
+
+const CHAT_ROUTES: RouteFamily<ProviderAdapter, ChatRoute, RouteDeps> = {
+  adapters: HTTP_ADAPTERS,
+  compatibleAdapter: openAICompatibleAdapter,
+  http: (deps, provider, adapter, target) => new HttpChatRoute(deps.client, provider, adapter, target),
+  demo: (_deps, nativeModel) => new DemoChatRoute(nativeModel),
+};
 
 /**
  * The chat and embedding routes of a model that can be tried, in catalogue order. A provider
@@ -45,10 +62,10 @@ type CatalogueRoutes = ReadonlyArray<{ provider: string; native_id: string }>;
  */
 export function usableRoutes(
   routes: CatalogueRoutes,
-  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+  deps: RouteDeps,
   maxOutputTokens: number | null,
-): ResolvedRoute[] {
-  return resolveRoutes(routes, config, HTTP_ADAPTERS, maxOutputTokens, openAICompatibleAdapter);
+): ChatRoute[] {
+  return resolveRoutes(routes, deps, CHAT_ROUTES, maxOutputTokens);
 }
 
 /**
@@ -68,23 +85,23 @@ export function isRouteConfigured(
   return upstream?.apiKey !== undefined;
 }
 
-/** The usable routes of a model over a given adapter table (chat, media…). */
-export function resolveRoutes<A>(
+/** The usable routes of a model in one family (chat, media…). */
+export function resolveRoutes<A, R, D extends RouteDeps>(
   routes: CatalogueRoutes,
-  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
-  adapters: Readonly<Partial<Record<ProviderId, A>>>,
+  deps: D,
+  family: RouteFamily<A, R, D>,
   maxOutputTokens: number | null,
-  compatibleAdapter?: A,
-): ResolvedRoute<A>[] {
-  const usable: ResolvedRoute<A>[] = [];
+): R[] {
+  const { config } = deps;
+  const usable: R[] = [];
   for (const route of routes) {
     if (route.provider === 'demo') {
-      usable.push({ kind: 'demo', provider: 'demo', nativeModel: route.native_id });
+      usable.push(family.demo(deps, route.native_id));
       continue;
     }
     if (!isRouteConfigured(route, config)) continue;
     const builtIn = isProviderId(route.provider);
-    const adapter = builtIn ? adapters[route.provider as ProviderId] : compatibleAdapter;
+    const adapter = builtIn ? family.adapters[route.provider as ProviderId] : family.compatibleAdapter;
     const upstream = builtIn
       ? config.providers[route.provider as Exclude<ProviderId, 'demo'>]
       : config.compatibleUpstreams[route.provider];
@@ -94,12 +111,7 @@ export function resolveRoutes<A>(
       apiKey: upstream.apiKey,
       nativeModel: route.native_id,
     };
-    usable.push({
-      kind: 'http',
-      provider: route.provider,
-      adapter,
-      target: withOutputLimit(target, maxOutputTokens),
-    });
+    usable.push(family.http(deps, route.provider, adapter, withOutputLimit(target, maxOutputTokens)));
   }
   return usable;
 }

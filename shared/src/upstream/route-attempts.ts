@@ -12,7 +12,7 @@ import {
   type UpstreamRequest,
 } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
-import { nativeModelOf, type ResolvedRoute } from '../providers/provider-registry.ts';
+import type { RouteIdentity } from '../providers/route-identity.ts';
 import { scrubSecrets } from './secret-scrubber.ts';
 import {
   classifyTransportError,
@@ -46,18 +46,18 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * 422) stops at once. When no route succeeds the client gets the spec's error for what happened.
  * Each attempt is counted by provider and outcome, and traced as a GenAI `operation` span.
  */
-export async function firstSuccessfulRoute<T, A>(
-  routes: readonly ResolvedRoute<A>[],
+export async function firstSuccessfulRoute<T, R extends RouteIdentity>(
+  routes: readonly R[],
   operation: GenAiOperation,
-  attempt: (route: ResolvedRoute<A>) => Promise<T>,
-): Promise<{ route: ResolvedRoute<A>; value: T }> {
+  attempt: (route: R) => Promise<T>,
+): Promise<{ route: R; value: T }> {
   if (routes.length === 0) {
     throw new AppError(502, 'upstream_error', 'upstream_error', 'No provider is configured for this model.');
   }
   const failures: UpstreamFailure[] = [];
   for (let index = 0; index < routes.length; index += 1) {
-    const route = routes[index] as ResolvedRoute<A>;
-    const span = startUpstreamAttempt(operation, route.provider, nativeModelOf(route));
+    const route = routes[index] as R;
+    const span = startUpstreamAttempt(operation, route.provider, route.nativeModel);
     let failure: UpstreamFailure;
     try {
       const value = await attempt(route);
@@ -116,7 +116,7 @@ export async function readJsonBody(response: UpstreamResponse): Promise<unknown>
   }
 }
 
-function asFailure<A>(route: ResolvedRoute<A>, err: unknown): UpstreamFailure {
+function asFailure(route: RouteIdentity, err: unknown): UpstreamFailure {
   if (err instanceof RouteFailure) return err.failure;
   if (err instanceof UpstreamTransportError) return failureFromTransport(route.provider, err.failure);
   if (err instanceof UnsupportedFeatureError) {

@@ -1,11 +1,8 @@
-import { Readable } from 'node:stream';
 import type { Job } from 'bullmq';
 import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
-import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
 import { usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
-import { capabilityOf, sendForMedia } from '../media/media-calls.ts';
 import type { MediaWorkerDeps } from '../media/media-worker-deps.ts';
 import { runMediaJob } from '../media/run-media-job.ts';
 
@@ -16,17 +13,9 @@ export function speechProcessor(deps: MediaWorkerDeps) {
       if (job.request.kind !== 'speech') throw new Error(`job ${job.id} is not a speech job`);
       const input = job.request.input;
       const key = mediaKeys.speech(job.id, attempt);
-      const routes = usableMediaRoutes(model.routes, deps.config);
+      const routes = usableMediaRoutes(model.routes, deps);
       const { route: served } = await firstSuccessfulRoute(routes, 'generate_content', async (route) => {
-        const audio =
-          route.kind === 'demo'
-            ? Readable.from([demoMedia.speech.synthesize(input)])
-            : await sendForMedia(
-                deps,
-                route,
-                capabilityOf(route, 'speech').request(input, route.target),
-                /^audio\//,
-              );
+        const audio = await route.synthesize(input);
         await deps.storage.putStream(key, audio, 'audio/mpeg');
       });
       return {

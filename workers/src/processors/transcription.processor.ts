@@ -2,11 +2,9 @@ import type { Job } from 'bullmq';
 import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
 import type { TranscriptionJobRequest } from '../../../shared/src/media-jobs/media-job.ts';
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
-import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
 import { usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
-import type { TranscriptionRequest, TranscriptionResult } from '../../../shared/src/providers/media-types.ts';
+import type { TranscriptionRequest } from '../../../shared/src/providers/media-types.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
-import { capabilityOf, sendForJson } from '../media/media-calls.ts';
 import type { MediaWorkerDeps } from '../media/media-worker-deps.ts';
 import { runMediaJob } from '../media/run-media-job.ts';
 
@@ -20,22 +18,15 @@ export function transcriptionProcessor(deps: MediaWorkerDeps) {
     runMediaJob(deps, 'transcription', bullJob, async (job, model) => {
       if (job.request.kind !== 'transcription') throw new Error(`job ${job.id} is not a transcription job`);
       const input = job.request.input;
-      const routes = usableMediaRoutes(model.routes, deps.config);
-      const audio = routes.some((route) => route.kind === 'http')
+      const routes = usableMediaRoutes(model.routes, deps);
+      const audio = routes.some((route) => route.readsAudio)
         ? await deps.storage.getBytes(mediaKeys.upload(job.id))
         : new Uint8Array();
       const request = transcriptionRequest(input, audio);
       const { route: served, value: transcript } = await firstSuccessfulRoute(
         routes,
         'generate_content',
-        async (route): Promise<TranscriptionResult> => {
-          if (route.kind === 'demo')
-            return demoMedia.transcription.transcribe(input.durationSeconds, request);
-          const transcription = capabilityOf(route, 'transcription');
-          return transcription.response(
-            await sendForJson(deps, route, transcription.request(request, route.target)),
-          );
-        },
+        (route) => route.transcribe(request, input.durationSeconds),
       );
       return {
         result: {

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { DelayedError, type Job } from 'bullmq';
 import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
@@ -7,12 +6,10 @@ import type { MediaJob, ProviderOperation } from '../../../shared/src/media-jobs
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
 import { settleJobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import { NO_TOKENS, observeCharge } from '../../../shared/src/observability/charge-observation.ts';
-import { demoMedia } from '../../../shared/src/providers/demo/media/index.ts';
-import { type MediaRoute, usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
-import type { VideoPollState, VideoRequest } from '../../../shared/src/providers/media-types.ts';
-import { nativeModelOf } from '../../../shared/src/providers/provider-registry.ts';
+import { usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
+import type { MediaRoute } from '../../../shared/src/providers/media-route.ts';
+import type { VideoRequest } from '../../../shared/src/providers/media-types.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
-import { capabilityOf, send, sendForJson } from '../media/media-calls.ts';
 import type { MediaWorkerDeps } from '../media/media-worker-deps.ts';
 import {
   JobEndedElsewhere,
@@ -32,13 +29,13 @@ export function videoProcessor(deps: MediaWorkerDeps) {
     runMediaJob(deps, 'video', bullJob, async (job, model, attempt) => {
       if (job.request.kind !== 'video') throw new Error(`job ${job.id} is not a video job`);
       const input = job.request.input;
-      const routes = usableMediaRoutes(model.routes, deps.config);
+      const routes = usableMediaRoutes(model.routes, deps);
       const operation = job.operation ?? (await submit(deps, job, routes, input));
       const route = routes.find(
-        (r) => r.provider === operation.provider && nativeModelOf(r) === operation.nativeModel,
+        (r) => r.provider === operation.provider && r.nativeModel === operation.nativeModel,
       );
       if (route === undefined) throw failure('The provider of this render is no longer configured.');
-      const state = await poll(deps, route, operation);
+      const state = await route.poll(operation);
       if (state.state === 'failed') throw failure(`The render failed: ${state.message}`);
       if (state.state === 'running')
         return waitAndPollAgain(deps, job, operation, state.progress, bullJob, token);
@@ -52,34 +49,17 @@ async function submit(
   routes: MediaRoute[],
   input: VideoRequest,
 ): Promise<ProviderOperation> {
-  const { route, value: operationId } = await firstSuccessfulRoute(routes, 'generate_content', async (r) => {
-    if (r.kind === 'demo') return `demo-${job.id}`;
-    const video = capabilityOf(r, 'video');
-    return video.submitted(await sendForJson(deps, r, video.submit(input, r.target))).operationId;
-  });
+  const { route, value: operationId } = await firstSuccessfulRoute(routes, 'generate_content', (r) =>
+    r.submit(input, job.id),
+  );
   const operation = {
     provider: route.provider,
-    nativeModel: nativeModelOf(route),
+    nativeModel: route.nativeModel,
     operationId,
     submittedAt: deps.now(),
   };
   await deps.jobs.recordOperation(job.id, operation, deps.now());
   return operation;
-}
-
-async function poll(
-  deps: MediaWorkerDeps,
-  route: MediaRoute,
-  operation: ProviderOperation,
-): Promise<VideoPollState> {
-  if (route.kind === 'demo') {
-    const elapsed = deps.now().getTime() - operation.submittedAt.getTime();
-    const total = deps.config.media.demoVideoRenderMs;
-    if (elapsed >= total) return { state: 'succeeded', downloadUrl: 'demo:' };
-    return { state: 'running', progress: Math.floor((elapsed / Math.max(total, 1)) * 100) };
-  }
-  const video = capabilityOf(route, 'video');
-  return video.polled(await sendForJson(deps, route, video.poll(operation.operationId, route.target)));
 }
 
 async function waitAndPollAgain(
@@ -112,13 +92,7 @@ async function deliver(
   attempt: string,
 ): Promise<MediaCompletion> {
   const key = mediaKeys.video(job.id, attempt);
-  const mp4 =
-    route.kind === 'demo'
-      ? Readable.from([demoMedia.video.render(input).mp4])
-      : Readable.from(
-          (await send(deps, route, capabilityOf(route, 'video').download(downloadUrl, route.target))).body,
-        );
-  await deps.storage.putStream(key, mp4, 'video/mp4');
+  await deps.storage.putStream(key, await route.download(input, downloadUrl), 'video/mp4');
   const stored = await deps.storage.read(key);
   if (stored === null || stored === 'unsatisfiable')
     throw new Error(`the video of job ${job.id} was not stored`);

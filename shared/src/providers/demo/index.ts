@@ -1,7 +1,8 @@
 /**
  * The built-in `demo` provider: an offline, deterministic simulator of chat (streamed or not,
  * tools, json_schema, reasoning) and embeddings, so the gateway's quick start works with no
- * internet. It is not an upstream adapter: the gateway calls it directly and paces the stream.
+ * internet. It answers in the process, not over HTTP: the registry resolves a `demo` route to a
+ * `DemoChatRoute` (`demo-chat-route.ts`), called like any HTTP route.
  */
 import { demoChat } from './demo-chat.ts';
 import { demoEmbeddings } from './demo-embeddings.ts';

@@ -1,8 +1,9 @@
 /**
  * The `demo` provider's media capabilities: offline, deterministic SIMULATORS producing real,
  * valid media (PNG images, MP3 speech, transcriptions of the measured audio duration, a playable
- * MP4, sound-effect lengths), so the media endpoints work end to end with no internet. Like demo chat and embeddings,
- * the gateway calls them directly rather than through an upstream adapter.
+ * MP4, sound-effect lengths), so the media endpoints work end to end with no internet. Like demo
+ * chat and embeddings, they answer in the process: the registry resolves a `demo` media route to a
+ * `DemoMediaRoute` (`demo-media-route.ts`), called like any HTTP route.
  */
 import { demoImages } from './demo-images.ts';
 import { demoSpeech } from './demo-speech.ts';

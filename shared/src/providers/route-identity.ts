@@ -1,0 +1,9 @@
+/**
+ * What every resolved route has, whichever implementation calls it (an HTTP adapter or the
+ * offline `demo` simulator): what fallback, metrics and traces name an attempt by.
+ */
+export interface RouteIdentity {
+  readonly provider: string;
+  /** The model id the route's provider knows (the catalogue's `native_id`). */
+  readonly nativeModel: string;
+}
