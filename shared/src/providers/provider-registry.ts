@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.ts';
+import type { Config, UpstreamProviderConfig } from '../config/config.ts';
 import { HttpChatRoute } from '../upstream/http-chat-route.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { anthropicAdapter } from './anthropic/index.ts';
@@ -78,11 +78,20 @@ export function isRouteConfigured(
   route: { readonly provider: string },
   config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
 ): boolean {
-  if (route.provider === 'demo') return true;
-  const upstream = isProviderId(route.provider)
-    ? config.providers[route.provider as Exclude<ProviderId, 'demo'>]
-    : config.compatibleUpstreams[route.provider];
-  return upstream?.apiKey !== undefined;
+  return route.provider === 'demo' || configuredUpstream(route.provider, config) !== undefined;
+}
+
+/** A provider's upstream (built-in or a declared OpenAI-compatible one) when it has an API key. */
+function configuredUpstream(
+  provider: string,
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+): (UpstreamProviderConfig & { readonly apiKey: string }) | undefined {
+  const upstream = isProviderId(provider)
+    ? config.providers[provider as Exclude<ProviderId, 'demo'>]
+    : config.compatibleUpstreams[provider];
+  return upstream?.apiKey === undefined
+    ? undefined
+    : (upstream as UpstreamProviderConfig & { apiKey: string });
 }
 
 /** The usable routes of a model in one family (chat, media…). */
@@ -99,13 +108,11 @@ export function resolveRoutes<A, R, D extends RouteDeps>(
       usable.push(family.demo(deps, route.native_id));
       continue;
     }
-    if (!isRouteConfigured(route, config)) continue;
-    const builtIn = isProviderId(route.provider);
-    const adapter = builtIn ? family.adapters[route.provider as ProviderId] : family.compatibleAdapter;
-    const upstream = builtIn
-      ? config.providers[route.provider as Exclude<ProviderId, 'demo'>]
-      : config.compatibleUpstreams[route.provider];
-    if (adapter === undefined || upstream?.apiKey === undefined) continue;
+    const upstream = configuredUpstream(route.provider, config);
+    const adapter = isProviderId(route.provider)
+      ? family.adapters[route.provider as ProviderId]
+      : family.compatibleAdapter;
+    if (upstream === undefined || adapter === undefined) continue;
     const target: UpstreamTarget = {
       baseUrl: upstream.baseUrl,
       apiKey: upstream.apiKey,

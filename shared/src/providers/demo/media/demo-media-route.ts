@@ -51,10 +51,8 @@ export class DemoMediaRoute implements MediaRoute {
   }
 
   async poll(render: SubmittedRender): Promise<VideoPollState> {
-    const elapsed = this.now().getTime() - render.submittedAt.getTime();
-    const total = this.renderMs;
-    if (elapsed >= total) return { state: 'succeeded', downloadUrl: 'demo:' };
-    return { state: 'running', progress: Math.floor((elapsed / Math.max(total, 1)) * 100) };
+    const state = demoVideo.progress(this.now().getTime() - render.submittedAt.getTime(), this.renderMs);
+    return state.state === 'succeeded' ? { state: 'succeeded', downloadUrl: 'demo:' } : state;
   }
 
   async download(request: VideoRequest): Promise<Readable> {

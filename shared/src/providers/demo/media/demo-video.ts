@@ -3,9 +3,9 @@
  * H.264 MP4 (the committed 320x180 asset "DEMO VIDEO / simulated offline render", re-timed by
  * `demoMp4` to the requested duration); the prompt, aspect ratio and resolution do not change it.
  *
- * Rendering is simulated for polling: a render of S seconds takes
- * DEMO_VIDEO_RENDER_MS_PER_SECOND × S milliseconds, with progress growing linearly until then;
- * `progress(elapsedMs, request)` tells the state at a given time since submission.
+ * Rendering is simulated for polling: a render takes a set time (the worker's
+ * `DEMO_VIDEO_RENDER_MS`), with progress growing linearly until then; `progress(elapsedMs,
+ * renderMs)` tells the state at a given time since submission.
  */
 import { demoMp4 } from '../../../media/builders/mp4.ts';
 import { UnsupportedFeatureError } from '../../chat-types.ts';
@@ -13,9 +13,6 @@ import type { VideoRequest } from '../../media-types.ts';
 
 export const DEMO_VIDEO_MIN_SECONDS = 1;
 export const DEMO_VIDEO_MAX_SECONDS = 60;
-/** Simulated render time per second of video. */
-export const DEMO_VIDEO_RENDER_MS_PER_SECOND = 100;
-
 export type DemoVideoState = { state: 'running'; progress: number } | { state: 'succeeded' };
 
 function secondsOf(request: Pick<VideoRequest, 'duration'>): number {
@@ -35,16 +32,13 @@ function render(request: VideoRequest): { mp4: Uint8Array; seconds: number } {
   return { mp4: demoMp4(seconds), seconds };
 }
 
-/** Simulated render time of a request, in milliseconds. */
-export function demoVideoRenderMs(request: Pick<VideoRequest, 'duration'>): number {
-  return secondsOf(request) * DEMO_VIDEO_RENDER_MS_PER_SECOND;
-}
-
-/** The simulated state `elapsedMs` after submission: running (0 to 99 %) then succeeded. */
-function progress(elapsedMs: number, request: Pick<VideoRequest, 'duration'>): DemoVideoState {
-  const total = demoVideoRenderMs(request);
-  if (elapsedMs >= total) return { state: 'succeeded' };
-  const percent = Math.floor((Math.max(0, elapsedMs) * 100) / total);
+/**
+ * The simulated state `elapsedMs` after the submission of a render taking `renderMs`: running
+ * (0 to 99 %), then succeeded.
+ */
+function progress(elapsedMs: number, renderMs: number): DemoVideoState {
+  if (elapsedMs >= renderMs) return { state: 'succeeded' };
+  const percent = Math.floor((Math.max(0, elapsedMs) * 100) / Math.max(renderMs, 1));
   return { state: 'running', progress: Math.min(99, percent) };
 }
 

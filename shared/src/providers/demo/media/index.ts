@@ -36,10 +36,8 @@ export { demoTranscription } from './demo-transcription.ts';
 export {
   DEMO_VIDEO_MAX_SECONDS,
   DEMO_VIDEO_MIN_SECONDS,
-  DEMO_VIDEO_RENDER_MS_PER_SECOND,
   type DemoVideoState,
   demoVideo,
-  demoVideoRenderMs,
 } from './demo-video.ts';
 
 /** The demo media capabilities under one name. */
