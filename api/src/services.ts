@@ -15,7 +15,7 @@ import { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';
 import { type ConsoleServices, createConsoleServices } from './console/console-services.ts';
 import type { PasswordHasher } from './console/password-hasher.ts';
 import { JobWaiter } from './media/job-waiter.ts';
-import type { MediaDeps } from './media/run-sync-job.ts';
+import type { MediaDeps } from './use-cases/run-sync-job.ts';
 
 /** The api's stateful modules, built once per process over its connections. */
 export interface ApiServices {

@@ -5,7 +5,7 @@
  * the cost it states, a video's id) or its failure (connection failure, timeout), with times.
  */
 import { FormData, fetch } from 'undici';
-import { wavOfSeconds } from '../../shared/src/media/builders/wav.ts';
+import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
 import type { ManagedProcess } from './processes.ts';
 
 export const KINDS = [

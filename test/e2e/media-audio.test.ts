@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { mediaCostMicros } from '../../shared/src/billing/media-pricing.ts';
 import type { ModelPricing } from '../../shared/src/catalogue/catalogue.ts';
 import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
-import { wavOfSeconds } from '../../shared/src/media/builders/wav.ts';
+import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
 import { MP3_FRAME_BYTES, MP3_FRAME_HEADER, MP3_FRAME_SECONDS, silentMp3 } from '../fakes/media-files.ts';
 import {
   costMicros,

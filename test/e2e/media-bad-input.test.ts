@@ -8,7 +8,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { UnprocessableEntityError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { wavOfSamples, wavOfSeconds } from '../../shared/src/media/builders/wav.ts';
+import { wavOfSamples, wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
 import { PNG_SIGNATURE } from '../fakes/media-files.ts';
 import { type MediaClient, type MediaGateway, startMediaGateway } from '../helpers/media-gateway.ts';
 import { createVideo, videoRequest } from '../helpers/media-videos.ts';

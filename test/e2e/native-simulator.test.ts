@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogueModel } from '../../shared/src/catalogue/catalogue.ts';
 import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
-import { mp3OfSeconds } from '../../shared/src/media/builders/mp3.ts';
+import { mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
 import { anthropicUsage } from '../../shared/src/native/anthropic/usage.ts';
 import { geminiUsage } from '../../shared/src/native/google/usage.ts';
 import { nativeCost } from '../../shared/src/native/native-cost.ts';

@@ -2,7 +2,7 @@
  * Streams that break after the 200 status was sent (spec, Events): the failure is the event
  * `data: {"error": {message, type, code}}` with the provider's HTTP status as a number, then
  * `data: [DONE]`, and nothing is charged. A client that goes away aborts the upstream request at
- * once; what is charged then is decided in `api/src/chat/stream-chat.ts`: the tokens the upstream
+ * once; what is charged then is decided in `api/src/use-cases/stream-chat.ts`: the tokens the upstream
  * reported until then (Anthropic reports the input in `message_start`), none if it reported none.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

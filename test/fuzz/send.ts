@@ -6,10 +6,10 @@
  */
 import { Agent, request as httpRequest, validateHeaderName, validateHeaderValue } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { mp3OfSeconds } from '../../shared/src/media/builders/mp3.ts';
-import { solidPng } from '../../shared/src/media/builders/png.ts';
-import { randomSequence } from '../../shared/src/media/builders/seed.ts';
-import { wavOfSeconds } from '../../shared/src/media/builders/wav.ts';
+import { mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
+import { solidPng } from '../../shared/src/file-formats/builders/png.ts';
+import { randomSequence } from '../../shared/src/file-formats/builders/seed.ts';
+import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
 import { toJsonText } from './hostile.ts';
 import type { BodySpec, FuzzRequest, HttpFuzzRequest, PartContent } from './requests.ts';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { MediaDeps } from '../../api/src/media/run-sync-job.ts';
+import type { MediaDeps } from '../../api/src/use-cases/run-sync-job.ts';
 import type { MediaJob } from '../../shared/src/media-jobs/media-job.ts';
 import { mediaKeys } from '../../shared/src/media-jobs/media-storage.ts';
 import { JOB_REQUESTS, newJobId } from './media-job-fixture.ts';

@@ -2,9 +2,9 @@ import { finished, PassThrough } from 'node:stream';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../../shared/src/errors/app-error.ts';
-import type { AudioProbe } from '../../../shared/src/media/audio-probe.ts';
-import { NotAudioError } from '../../../shared/src/media/audio-probe.ts';
-import { probeAudioStream } from '../../../shared/src/media/audio-probe-stream.ts';
+import type { AudioProbe } from '../../../shared/src/file-formats/audio-probe.ts';
+import { NotAudioError } from '../../../shared/src/file-formats/audio-probe.ts';
+import { probeAudioStream } from '../../../shared/src/file-formats/audio-probe-stream.ts';
 import type { MediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import { FieldValidationError, fieldError } from '../plugins/field-validation.ts';
 

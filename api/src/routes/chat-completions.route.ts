@@ -7,10 +7,8 @@ import type { ChatDeps } from '../chat/chat-context.ts';
 import { chatRequestHoldMicros } from '../chat/chat-hold.ts';
 import { type ChatRequestBody, toChatRequest } from '../chat/chat-request.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
-import { completeChat } from '../chat/complete-chat.ts';
 import { wantsIdentity } from '../chat/identity.ts';
 import { sseResponseBody } from '../chat/sse-body.ts';
-import { openChatStream } from '../chat/stream-chat.ts';
 import {
   errorResponses,
   KEYED,
@@ -21,6 +19,8 @@ import {
 } from '../openapi/responses.ts';
 import { chatRequestSchema, dropNullFields } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
+import { completeChat } from '../use-cases/complete-chat.ts';
+import { openChatStream } from '../use-cases/stream-chat.ts';
 
 export interface ChatRouteDeps {
   readonly catalogue: Catalogue;

@@ -7,7 +7,6 @@ import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import type { ChatDeps } from '../chat/chat-context.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
-import { createEmbeddings } from '../chat/create-embeddings.ts';
 import {
   errorResponses,
   jsonResponse,
@@ -18,6 +17,7 @@ import {
 } from '../openapi/responses.ts';
 import { embeddingListSchema } from '../schemas/chat-response.schema.ts';
 import { embeddingRequestSchema } from '../schemas/embedding-request.schema.ts';
+import { createEmbeddings } from '../use-cases/create-embeddings.ts';
 
 export interface EmbeddingsRouteDeps {
   readonly catalogue: Catalogue;

@@ -9,7 +9,6 @@ import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
-import { type MediaDeps, runSyncJob } from '../media/run-sync-job.ts';
 import {
   errorResponses,
   jsonResponse,
@@ -20,6 +19,7 @@ import {
 } from '../openapi/responses.ts';
 import { imageRequestSchema } from '../schemas/media-request.schema.ts';
 import { imagesResponseSchema } from '../schemas/media-response.schema.ts';
+import { type MediaDeps, runSyncJob } from '../use-cases/run-sync-job.ts';
 
 export interface ImagesRouteDeps {
   readonly catalogue: Catalogue;

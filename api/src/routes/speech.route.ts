@@ -9,7 +9,6 @@ import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
-import { type MediaDeps, runSyncJob } from '../media/run-sync-job.ts';
 import {
   binaryResponse,
   errorResponses,
@@ -19,6 +18,7 @@ import {
   WITH_BODY,
 } from '../openapi/responses.ts';
 import { speechRequestSchema } from '../schemas/media-request.schema.ts';
+import { type MediaDeps, runSyncJob } from '../use-cases/run-sync-job.ts';
 
 export interface SpeechRouteDeps {
   readonly catalogue: Catalogue;

@@ -11,7 +11,6 @@ import { requireAdmission } from '../admission/require-admission.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
 import { MAX_AUDIO_BYTES, receiveAudioUpload } from '../media/receive-audio-upload.ts';
-import { type MediaDeps, runSyncJob } from '../media/run-sync-job.ts';
 import {
   errorResponses,
   jsonResponse,
@@ -22,6 +21,7 @@ import {
 } from '../openapi/responses.ts';
 import { fieldError } from '../plugins/field-validation.ts';
 import { transcriptionFormSchema, transcriptionSchema } from '../schemas/media-response.schema.ts';
+import { type MediaDeps, runSyncJob } from '../use-cases/run-sync-job.ts';
 
 export interface TranscriptionsRouteDeps {
   readonly catalogue: Catalogue;

@@ -7,7 +7,6 @@ import type { VideoRequest } from '../../../shared/src/providers/media-types.ts'
 import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';
-import type { MediaDeps } from '../media/run-sync-job.ts';
 import { sendVideoContent } from '../media/send-video-content.ts';
 import { videoRecord } from '../media/video-record.ts';
 import {
@@ -26,6 +25,7 @@ import { createVideo } from '../use-cases/create-video.ts';
 import { deleteVideo } from '../use-cases/delete-video.ts';
 import { getVideo } from '../use-cases/get-video.ts';
 import { listVideos } from '../use-cases/list-videos.ts';
+import type { MediaDeps } from '../use-cases/run-sync-job.ts';
 
 export interface VideosRouteDeps {
   readonly catalogue: Catalogue;

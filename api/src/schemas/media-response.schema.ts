@@ -5,7 +5,7 @@
  * serialized through them. Objects are closed: a field the gateway starts sending is added here first.
  */
 
-import { SUPPORTED_AUDIO_FORMATS } from '../../../shared/src/media/audio-probe.ts';
+import { SUPPORTED_AUDIO_FORMATS } from '../../../shared/src/file-formats/audio-probe.ts';
 import { MAX_AUDIO_BYTES } from '../media/receive-audio-upload.ts';
 import { serviceSchema } from './chat-response.schema.ts';
 

@@ -13,7 +13,7 @@ import { isStoreUnavailable } from '../../../api/src/plugins/store-outage.ts';
 import { spawnUntilReady } from '../../../infra/local-services/child-process.ts';
 import { type LocalRedis, startRedisServer } from '../../../infra/local-services/redis-server.ts';
 import { startS3Server } from '../../../infra/local-services/s3-server.ts';
-import { wavOfSeconds } from '../../../shared/src/media/builders/wav.ts';
+import { wavOfSeconds } from '../../../shared/src/file-formats/builders/wav.ts';
 import { createFundedKey, TEST_ADMIN_TOKEN } from '../../helpers/admin-client.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
 

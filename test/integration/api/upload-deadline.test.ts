@@ -10,7 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billingKeys } from '../../../shared/src/billing/redis-keys.ts';
-import { wavOfSeconds } from '../../../shared/src/media/builders/wav.ts';
+import { wavOfSeconds } from '../../../shared/src/file-formats/builders/wav.ts';
 import { type CreatedKey, createFundedKey, TEST_ADMIN_TOKEN } from '../../helpers/admin-client.ts';
 import { type ListeningApp, startListeningApp } from '../../helpers/listening-app.ts';
 import { openSocket, portOf, type RawResponse, rawRequest, readResponse } from '../../helpers/raw-http.ts';

@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { wavOfSeconds } from '../../../shared/src/media/builders/wav.ts';
+import { wavOfSeconds } from '../../../shared/src/file-formats/builders/wav.ts';
 import { createFundedKey, TEST_ADMIN_TOKEN } from '../../helpers/admin-client.ts';
 import { type ListeningApp, startListeningApp } from '../../helpers/listening-app.ts';
 import { startTestWorker, type TestWorker } from '../../helpers/test-worker.ts';

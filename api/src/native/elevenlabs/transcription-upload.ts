@@ -6,7 +6,7 @@
  * does), raw PCM (`file_format=pcm_s16le_16`: 16-bit mono at 16 kHz) by its byte rate.
  */
 import { errors } from '../../../../shared/src/errors/app-error.ts';
-import { NotAudioError, probeAudio } from '../../../../shared/src/media/audio-probe.ts';
+import { NotAudioError, probeAudio } from '../../../../shared/src/file-formats/audio-probe.ts';
 import {
   boundaryOf,
   type MultipartPart,

@@ -3,7 +3,7 @@ import type { Billing } from '../../../../shared/src/billing/billing.ts';
 import type { Catalogue } from '../../../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../../../shared/src/config/config.ts';
 import type { ConsoleServices } from '../../console/console-services.ts';
-import type { MediaDeps } from '../../media/run-sync-job.ts';
+import type { MediaDeps } from '../../use-cases/run-sync-job.ts';
 
 /** Where the console's endpoints live (docs/console.md). */
 export const CONSOLE_API_PREFIX = '/console/api';

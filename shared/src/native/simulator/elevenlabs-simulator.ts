@@ -6,8 +6,8 @@
  * (`mp3_<rate>_<kbps>`, MPEG-1 rates; others answer MP3 at 44.1 kHz, 128 kbps), PCM
  * (`pcm_<rate>`, 16-bit silence) or G.711 (`ulaw_8000`, `alaw_8000`); any other format answers 400.
  */
-import { probeAudio } from '../../media/audio-probe.ts';
-import { type Mp3Options, mp3OfSeconds } from '../../media/builders/mp3.ts';
+import { probeAudio } from '../../file-formats/audio-probe.ts';
+import { type Mp3Options, mp3OfSeconds } from '../../file-formats/builders/mp3.ts';
 import { UnsupportedFeatureError } from '../../providers/chat-types.ts';
 import { demoSoundSeconds } from '../../providers/demo/media/demo-sound.ts';
 import { demoSpeechSeconds } from '../../providers/demo/media/demo-speech.ts';

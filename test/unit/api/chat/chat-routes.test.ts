@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AdmissionContext } from '../../../../api/src/admission/admission-context.ts';
 import type { ChatDeps } from '../../../../api/src/chat/chat-context.ts';
-import type { CompleteChatInput } from '../../../../api/src/chat/complete-chat.ts';
-import { completeChat } from '../../../../api/src/chat/complete-chat.ts';
-import { createEmbeddings } from '../../../../api/src/chat/create-embeddings.ts';
-import { openChatStream } from '../../../../api/src/chat/stream-chat.ts';
+import type { CompleteChatInput } from '../../../../api/src/use-cases/complete-chat.ts';
+import { completeChat } from '../../../../api/src/use-cases/complete-chat.ts';
+import { createEmbeddings } from '../../../../api/src/use-cases/create-embeddings.ts';
+import { openChatStream } from '../../../../api/src/use-cases/stream-chat.ts';
 import type { ResolvedKey } from '../../../../shared/src/accounts/key-cache.ts';
 import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
 import type { CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';

@@ -3,7 +3,7 @@
  * gateway's own usage readers (the ones that bill real providers) read back exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { mp3OfSeconds } from '../../../../shared/src/media/builders/mp3.ts';
+import { mp3OfSeconds } from '../../../../shared/src/file-formats/builders/mp3.ts';
 import {
   AnthropicUsageAccumulator,
   anthropicResponseUsage,

@@ -7,8 +7,8 @@
  * 1024x1024, or, when `aspect_ratio` `W:H` is given, 1024 on the longer side. `quality` and
  * `background` are accepted and ignored.
  */
-import { patternPng } from '../../../media/builders/png.ts';
-import { seedOf } from '../../../media/builders/seed.ts';
+import { patternPng } from '../../../file-formats/builders/png.ts';
+import { seedOf } from '../../../file-formats/builders/seed.ts';
 import { UnsupportedFeatureError } from '../../chat-types.ts';
 import type { ImageRequest } from '../../media-types.ts';
 

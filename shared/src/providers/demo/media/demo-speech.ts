@@ -5,7 +5,7 @@
  * characters / DEMO_SPEECH_CHARACTERS_PER_SECOND / speed seconds, at least 1 s, to the nearest
  * 24 ms frame. The voice and instructions are accepted and do not change the audio.
  */
-import { mp3OfSeconds } from '../../../media/builders/mp3.ts';
+import { mp3OfSeconds } from '../../../file-formats/builders/mp3.ts';
 import { UnsupportedFeatureError } from '../../chat-types.ts';
 import type { SpeechRequest } from '../../media-types.ts';
 

@@ -7,7 +7,7 @@
  * `DEMO_VIDEO_RENDER_MS`), with progress growing linearly until then; `progress(elapsedMs,
  * renderMs)` tells the state at a given time since submission.
  */
-import { demoMp4 } from '../../../media/builders/mp4.ts';
+import { demoMp4 } from '../../../file-formats/builders/mp4.ts';
 import { UnsupportedFeatureError } from '../../chat-types.ts';
 import type { VideoRequest } from '../../media-types.ts';
 

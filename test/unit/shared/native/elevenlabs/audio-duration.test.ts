@@ -1,6 +1,6 @@
 import { parseBuffer } from 'music-metadata';
 import { describe, expect, it } from 'vitest';
-import { mp3OfFrames, mp3OfSeconds } from '../../../../../shared/src/media/builders/mp3.ts';
+import { mp3OfFrames, mp3OfSeconds } from '../../../../../shared/src/file-formats/builders/mp3.ts';
 import { audioMeterFor, parseMp3Header } from '../../../../../shared/src/native/elevenlabs/audio-duration.ts';
 import { chunksOf } from '../chunking.ts';
 

@@ -1,6 +1,6 @@
 import { parseBuffer } from 'music-metadata';
 import { describe, expect, it } from 'vitest';
-import { probeAudio } from '../../../../../../shared/src/media/audio-probe.ts';
+import { probeAudio } from '../../../../../../shared/src/file-formats/audio-probe.ts';
 import { UnsupportedFeatureError } from '../../../../../../shared/src/providers/chat-types.ts';
 import { demoSpeech, demoSpeechSeconds } from '../../../../../../shared/src/providers/demo/media/index.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { probeAudio } from '../../../../../../shared/src/media/audio-probe.ts';
-import { wavOfSeconds } from '../../../../../../shared/src/media/builders/wav.ts';
+import { probeAudio } from '../../../../../../shared/src/file-formats/audio-probe.ts';
+import { wavOfSeconds } from '../../../../../../shared/src/file-formats/builders/wav.ts';
 import { demoMedia, demoTranscription } from '../../../../../../shared/src/providers/demo/media/index.ts';
 import type { TranscriptionRequest } from '../../../../../../shared/src/providers/media-types.ts';
 

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { NotAudioError, probeAudio } from '../../../../shared/src/media/audio-probe.ts';
-import { probeAudioStream } from '../../../../shared/src/media/audio-probe-stream.ts';
-import { mp3OfSeconds } from '../../../../shared/src/media/builders/mp3.ts';
-import { solidPng } from '../../../../shared/src/media/builders/png.ts';
-import { wavOfSeconds } from '../../../../shared/src/media/builders/wav.ts';
+import { NotAudioError, probeAudio } from '../../../../shared/src/file-formats/audio-probe.ts';
+import { probeAudioStream } from '../../../../shared/src/file-formats/audio-probe-stream.ts';
+import { mp3OfSeconds } from '../../../../shared/src/file-formats/builders/mp3.ts';
+import { solidPng } from '../../../../shared/src/file-formats/builders/png.ts';
+import { wavOfSeconds } from '../../../../shared/src/file-formats/builders/wav.ts';
 
 /** A stream of the bytes in small chunks, as a network upload arrives. */
 function chunked(bytes: Uint8Array, size = 1_000): Readable {

@@ -6,7 +6,7 @@ import {
   mp3OfFrames,
   mp3OfSeconds,
   mp3Seconds,
-} from '../../../../shared/src/media/builders/mp3.ts';
+} from '../../../../shared/src/file-formats/builders/mp3.ts';
 
 /** Walks the frames by their headers: [header bytes, frame length] per frame. */
 function frames(mp3: Uint8Array): Array<[number[], number]> {

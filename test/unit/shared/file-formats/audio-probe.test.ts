@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { NotAudioError, probeAudio } from '../../../../shared/src/media/audio-probe.ts';
-import { mp3OfFrames, mp3OfSeconds } from '../../../../shared/src/media/builders/mp3.ts';
-import { demoMp4 } from '../../../../shared/src/media/builders/mp4.ts';
-import { patternPng } from '../../../../shared/src/media/builders/png.ts';
-import { randomSequence } from '../../../../shared/src/media/builders/seed.ts';
-import { wavOfSeconds } from '../../../../shared/src/media/builders/wav.ts';
+import { NotAudioError, probeAudio } from '../../../../shared/src/file-formats/audio-probe.ts';
+import { mp3OfFrames, mp3OfSeconds } from '../../../../shared/src/file-formats/builders/mp3.ts';
+import { demoMp4 } from '../../../../shared/src/file-formats/builders/mp4.ts';
+import { patternPng } from '../../../../shared/src/file-formats/builders/png.ts';
+import { randomSequence } from '../../../../shared/src/file-formats/builders/seed.ts';
+import { wavOfSeconds } from '../../../../shared/src/file-formats/builders/wav.ts';
 
 function randomBytes(length: number, seed: number): Uint8Array {
   const next = randomSequence(seed);

@@ -6,7 +6,7 @@ import {
   patternColours,
   patternPng,
   solidPng,
-} from '../../../../shared/src/media/builders/png.ts';
+} from '../../../../shared/src/file-formats/builders/png.ts';
 import { decodePng } from '../../../helpers/png-decode.ts';
 
 describe('png builder', () => {

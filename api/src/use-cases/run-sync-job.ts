@@ -17,7 +17,7 @@ import { type MediaStorage, storedKeysOf } from '../../../shared/src/media-jobs/
 import { jobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import { NO_TOKENS, observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import { type AdmissionContext, handHoldTo } from '../admission/admission-context.ts';
-import type { JobWaiter } from './job-waiter.ts';
+import type { JobWaiter } from '../media/job-waiter.ts';
 
 /** What the media endpoints need from the process. */
 export interface MediaDeps {

@@ -1,6 +1,6 @@
 import { parseBuffer } from 'music-metadata';
 import { describe, expect, it } from 'vitest';
-import { wavOfSamples, wavOfSeconds } from '../../../../shared/src/media/builders/wav.ts';
+import { wavOfSamples, wavOfSeconds } from '../../../../shared/src/file-formats/builders/wav.ts';
 
 describe('wav builder', () => {
   it('writes a canonical 16-bit mono PCM header', () => {

@@ -8,7 +8,7 @@ import {
 } from '../../../shared/src/providers/chat-types.ts';
 import { usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
-import { type ChatDeps, settleUsage } from './chat-context.ts';
+import { type ChatDeps, settleUsage } from '../chat/chat-context.ts';
 import {
   type ChatIdentity,
   chatIdentity,
@@ -17,7 +17,7 @@ import {
   sseData,
   streamErrorObject,
   usageChunkObject,
-} from './chat-wire.ts';
+} from '../chat/chat-wire.ts';
 import type { CompleteChatInput } from './complete-chat.ts';
 
 /**

@@ -1,7 +1,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import { parseBuffer } from 'music-metadata';
 import { describe, expect, it } from 'vitest';
-import { DEMO_MP4_ASSET, DEMO_MP4_MAX_SECONDS, demoMp4 } from '../../../../shared/src/media/builders/mp4.ts';
+import {
+  DEMO_MP4_ASSET,
+  DEMO_MP4_MAX_SECONDS,
+  demoMp4,
+} from '../../../../shared/src/file-formats/builders/mp4.ts';
 
 const ascii = (bytes: Uint8Array, at: number) => new TextDecoder('latin1').decode(bytes.subarray(at, at + 4));
 
@@ -24,7 +28,7 @@ function boxAt(bytes: Uint8Array, type: string): number {
 
 describe('demo mp4', () => {
   it('ships one small asset with the recorded properties', () => {
-    const dir = new URL('../../../../shared/src/media/assets/', import.meta.url);
+    const dir = new URL('../../../../shared/src/file-formats/assets/', import.meta.url);
     const total = readdirSync(dir).reduce((sum, name) => sum + statSync(new URL(name, dir)).size, 0);
     expect(total).toBeLessThan(300_000);
     const mp4 = demoMp4(DEMO_MP4_ASSET.seconds);

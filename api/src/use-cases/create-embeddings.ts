@@ -3,8 +3,8 @@ import type { EmbeddingRequest } from '../../../shared/src/providers/chat-types.
 import { usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
-import { type ChatDeps, settleUsage } from './chat-context.ts';
-import { serviceRecord } from './chat-wire.ts';
+import { type ChatDeps, settleUsage } from '../chat/chat-context.ts';
+import { serviceRecord } from '../chat/chat-wire.ts';
 
 export interface CreateEmbeddingsInput {
   readonly request: EmbeddingRequest;

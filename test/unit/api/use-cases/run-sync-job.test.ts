@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdmissionContext } from '../../../../api/src/admission/admission-context.ts';
 import type { CompletionHint, JobWaiter, WaitRequest } from '../../../../api/src/media/job-waiter.ts';
-import { type MediaDeps, runSyncJob } from '../../../../api/src/media/run-sync-job.ts';
+import { type MediaDeps, runSyncJob } from '../../../../api/src/use-cases/run-sync-job.ts';
 import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
 import type { Queues } from '../../../../shared/src/jobs/job-catalogue.ts';
 import type { MediaJob } from '../../../../shared/src/media-jobs/media-job.ts';
