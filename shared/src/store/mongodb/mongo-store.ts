@@ -6,15 +6,20 @@ import { createMongoApiKeysRepository } from './api-keys.mongo.ts';
 import { connectMongo, ensureIndexes, type MongoOptions } from './connect.ts';
 import { createMongoCredentialsRepository } from './credentials.mongo.ts';
 import { createMongoMediaJobsRepository } from './media-jobs.mongo.ts';
+import { upgradeMediaJobDocuments } from './media-jobs-upgrade.mongo.ts';
 import { createMongoMoneyStore } from './money/money.mongo.ts';
 
-/** Connects to MongoDB, creates the declared indexes, and serves every aggregate from one database. */
+/**
+ * Connects to MongoDB, brings documents of an earlier form up to date, creates the declared
+ * indexes, and serves every aggregate from one database.
+ */
 export async function openMongoStore(
   options: MongoOptions,
   deps: { logger: Logger; clock?: () => Date },
 ): Promise<Store> {
   const mongo = await connectMongo(options);
   try {
+    await upgradeMediaJobDocuments(mongo.db);
     await ensureIndexes(mongo.db);
   } catch (err) {
     await mongo.client.close();
