@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the gateway side by side with the same mock upstream called directly and with a
- * peer gateway (Portkey), using the shared harness (../shared/bench). Starts everything itself on
+ * peer gateway (Portkey), using the load harness in bench/harness/. Starts everything itself on
  * free 127.0.0.1 ports, writes bench/RESULTS.md and raw results under bench/results/<stamp>/, and
  * stops what it started (only that) at the end, on failure, on Ctrl-C and on its time limit.
  *
@@ -14,7 +14,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
-  chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -50,7 +49,7 @@ import { type PhaseStore, type RunInfo, writeResults } from './report.ts';
 import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const HARNESS_SOURCE = join(ROOT, '..', 'shared', 'bench');
+const HARNESS_SOURCE = join(ROOT, 'bench', 'harness');
 const HARNESS = join(ROOT, '.local', 'bench-harness');
 /** The libraries' own cost, beside the api: always from the work tree, whatever BENCH_REF measures. */
 const FLOOR_PROXY = join(ROOT, 'bench', 'floor-proxy.ts');
@@ -108,16 +107,15 @@ async function prepareHarness(): Promise<void> {
   for (const name of readdirSync(HARNESS_SOURCE)) {
     if (name === 'node_modules' || name === 'results') continue;
     cpSync(join(HARNESS_SOURCE, name), join(HARNESS, name), { recursive: true, force: true });
-    chmodSync(join(HARNESS, name), 0o755); // the shared copy is read-only; the next copy overwrites
   }
   // The one change to the copy: a superset of its wrk script that rotates API keys (see the file).
   cpSync(join(ROOT, 'bench', 'wrk-keys.lua'), join(HARNESS, 'wrk-post.lua'), { force: true });
   if (!existsSync(join(HARNESS, 'node_modules', '@portkey-ai', 'gateway'))) {
     log('installing the harness dependencies (autocannon, @portkey-ai/gateway) in .local/bench-harness');
     await runToEnd({
-      name: 'npm install',
+      name: 'npm ci',
       command: 'npm',
-      args: ['install', '--no-audit', '--no-fund'],
+      args: ['ci', '--no-audit', '--no-fund'],
       cwd: HARNESS,
       logFile: join(LOGS, 'npm-install.log'),
     });
