@@ -11,6 +11,7 @@ import { connectMongo } from '../../../../../shared/src/store/mongodb/connect.ts
 import { openMongoStore } from '../../../../../shared/src/store/mongodb/mongo-store.ts';
 import type { Store } from '../../../../../shared/src/store/store.ts';
 import { captureLogger } from '../../../../helpers/capture-logger.ts';
+import { imageJob } from '../../../../helpers/media-job-fixture.ts';
 
 const request: MediaJobRequest = { kind: 'video', input: { prompt: 'a boat at dawn', duration: 4 } };
 const created = new Date('2030-01-01T00:00:00.000Z');
@@ -96,28 +97,19 @@ describe('MongoDB media_jobs documents', () => {
   it('renames the documents of the first, camel-case form at start', async () => {
     const options = freshOptions();
     await direct(options, async (db) => {
-      const jobs = db.collection('media_jobs');
-      await jobs.insertOne({
-        _id: 'video_old' as never,
+      // The first form was the domain record itself, with `_id` for its id.
+      const { id, ...old } = imageJob({
+        id: 'video_old',
         kind: 'video',
         accountId: 'acct_old',
         keyId: 'key_old',
         model: 'openai/sora-2',
-        status: 'queued',
         request,
         holdMicros: 7n,
-        result: null,
-        costMicros: null,
-        error: null,
-        progress: 0,
-        operation: null,
-        deadlineAt: null,
         createdAt: created,
         updatedAt: created,
-        completedAt: null,
-        expiresAt: null,
-        deletedAt: null,
       });
+      await db.collection('media_jobs').insertOne({ _id: id as never, ...old });
     });
 
     const store = await open(options);
