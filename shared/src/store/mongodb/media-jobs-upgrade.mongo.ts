@@ -17,6 +17,9 @@ const CAMEL_CASE_FIELDS = {
 } as const satisfies Record<string, keyof MediaJobDoc>;
 const CAMEL_CASE_INDEXES = ['account_kind_created', 'status_kind_updated'];
 const UPGRADE_BATCH = 500;
+/** Where finished upgrades are recorded, so a start does not scan the jobs again. */
+const UPGRADES_COLLECTION = 'store_upgrades';
+const UPGRADE_ID = 'media_jobs_snake_case';
 
 function renamed(doc: Document): Document {
   const out: Document = {};
@@ -31,9 +34,12 @@ function renamed(doc: Document): Document {
  * Brings documents stored under the first, camel-case field names to the snake-case ones, and
  * drops the indexes on the old names. Run at start before the indexes are created; idempotent, and
  * safe when several replicas start together (a document is renamed once; an index another replica
- * dropped first is skipped).
+ * dropped first is skipped). Done once per database: it is recorded in `store_upgrades`, and a
+ * later start reads that record instead of scanning the jobs (no index serves the old names).
  */
-export async function upgradeMediaJobDocuments(db: Db): Promise<void> {
+export async function upgradeMediaJobDocuments(db: Db, now = new Date()): Promise<void> {
+  const upgrades = db.collection<{ _id: string; done_at: Date }>(UPGRADES_COLLECTION);
+  if ((await upgrades.findOne({ _id: UPGRADE_ID })) !== null) return;
   // Read with int64 kept as bigint, so the money fields are written back as the int64 they were.
   const collection = db.collection(MEDIA_JOBS_COLLECTION, { useBigInt64: true });
   // Replaced document by document ($rename is not in every MongoDB-wire server): only while it
@@ -63,4 +69,5 @@ export async function upgradeMediaJobDocuments(db: Db): Promise<void> {
       if (!isIndexNotFound(err)) throw err;
     });
   }
+  await upgrades.updateOne({ _id: UPGRADE_ID }, { $set: { done_at: now } }, { upsert: true });
 }

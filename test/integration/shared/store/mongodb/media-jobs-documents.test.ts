@@ -141,6 +141,26 @@ describe('MongoDB media_jobs documents', () => {
     expect(doc).toMatchObject({ account_id: 'acct_old', key_id: 'key_old', created_at: created });
   });
 
+  it('upgrades a database once: later starts read the record, not the jobs', async () => {
+    const options = freshOptions();
+    await open(options);
+    const record = await direct(options, (db) =>
+      db.collection('store_upgrades').findOne({ _id: 'media_jobs_snake_case' as never }),
+    );
+    expect(record?.done_at).toBeInstanceOf(Date);
+
+    // A document of the old form written after the upgrade (a process of the earlier version still
+    // running: the docs say to upgrade every replica together) is not looked for again.
+    const { id, ...old } = imageJob({ id: 'img_late', createdAt: created, updatedAt: created });
+    await direct(options, (db) => db.collection('media_jobs').insertOne({ _id: id as never, ...old }));
+    await open(options);
+    const late = await direct(options, (db) =>
+      db.collection('media_jobs').findOne({ _id: 'img_late' as never }),
+    );
+    expect(late).toHaveProperty('createdAt');
+    expect(late).not.toHaveProperty('created_at');
+  });
+
   it('drops the indexes on the camel-case names', async ({ skip }) => {
     const options = freshOptions();
     const server = await direct(options, async (db) =>
