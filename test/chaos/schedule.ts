@@ -103,19 +103,17 @@ async function aimAt(api: ManagedProcess, targets: ScheduleTargets): Promise<voi
   while (!busy(api.name) && Date.now() < until) await sleep(2);
 }
 
-/** Carries the plan out, one event after the other, from `loadStartedAt`. */
+/** Carries the plan out, one event after the other, from `loadStartedAt` (the load waits for its end). */
 export async function runSchedule(
   plan: readonly PlannedEvent[],
   targets: ScheduleTargets,
   loadStartedAt: number,
   log: (line: string) => void,
-  stopped: () => boolean,
 ): Promise<ExecutedEvent[]> {
   const executed: ExecutedEvent[] = [];
   for (const planned of plan) {
     const wait = loadStartedAt + planned.atMs - Date.now();
     if (wait > 0) await sleep(wait);
-    if (stopped()) break;
     const api = targets.apis[planned.api] as ManagedProcess;
     const worker = targets.workers[planned.worker] as ManagedProcess;
     if (planned.action === 'kill-api' || planned.action === 'kill-api-and-worker') await aimAt(api, targets);
