@@ -1,25 +1,22 @@
 import { Readable } from 'node:stream';
-import { AppError } from '../errors/app-error.ts';
 import { UpstreamProtocolError } from '../providers/chat-types.ts';
 import type { MediaHttpRequest, MediaProviderAdapter } from '../providers/media-types.ts';
 import type { HttpRoute } from './http-route.ts';
-import { readJsonBody, sendToRoute } from './route-attempts.ts';
+import { RouteFailure, readJsonBody, sendToRoute } from './route-attempts.ts';
 import type { UpstreamResponse } from './upstream-client.ts';
+import { failureFromStatus } from './upstream-failure.ts';
 
 /** An HTTP media route: the provider, its media adapter, where and as whom to call it. */
 export type MediaUpstream = HttpRoute<MediaProviderAdapter>;
 
-/** The adapter capability a job needs, or a clear failure when the route's provider lacks it. */
+/**
+ * The adapter capability a job needs. A provider that lacks it fails this route as a chat route
+ * without chat does (502, the next route is tried), not the whole request.
+ */
 export function capabilityOf<K extends keyof MediaProviderAdapter>(route: MediaUpstream, capability: K) {
   const adapter = route.adapter[capability];
-  if (adapter === undefined) {
-    throw new AppError(
-      502,
-      'upstream_error',
-      'upstream_error',
-      `${route.provider} has no ${String(capability)} capability`,
-    );
-  }
+  if (adapter === undefined)
+    throw new RouteFailure(failureFromStatus(route.provider, 502, `no ${String(capability)} capability`));
   return adapter as NonNullable<MediaProviderAdapter[K]>;
 }
 

@@ -9,11 +9,13 @@ import { anthropicAdapter } from '../../../../shared/src/providers/anthropic/ind
 import { DemoChatRoute } from '../../../../shared/src/providers/demo/demo-chat-route.ts';
 import { DemoMediaRoute } from '../../../../shared/src/providers/demo/media/demo-media-route.ts';
 import { usableMediaRoutes } from '../../../../shared/src/providers/media-registry.ts';
+import type { MediaRoute } from '../../../../shared/src/providers/media-route.ts';
 import { openaiMediaAdapter } from '../../../../shared/src/providers/openai/media/index.ts';
 import { openAICompatibleAdapter } from '../../../../shared/src/providers/openai-compatible/create-openai-compatible.ts';
 import { isRouteConfigured, usableRoutes } from '../../../../shared/src/providers/provider-registry.ts';
 import { HttpChatRoute } from '../../../../shared/src/upstream/http-chat-route.ts';
 import { HttpMediaRoute } from '../../../../shared/src/upstream/http-media-route.ts';
+import { firstSuccessfulRoute } from '../../../../shared/src/upstream/route-attempts.ts';
 import type { UpstreamClient } from '../../../../shared/src/upstream/upstream-client.ts';
 
 const config = loadConfig({
@@ -111,6 +113,36 @@ describe('media route registry', () => {
     });
     expect(routes[0]).not.toHaveProperty('target.maxOutputTokens');
     expect(routes[1]).toBeInstanceOf(DemoMediaRoute);
+  });
+
+  it('fails a route whose provider lacks the capability as a 502 of that route: the next one is tried', async () => {
+    const withGroq = loadConfig({
+      REDIS_URL: 'redis://127.0.0.1:1',
+      MONGO_URL: 'mongodb://127.0.0.1:1',
+      GROQ_API_KEY: 'gsk-test',
+    });
+    const deps = { config: withGroq, client, now };
+    // Groq's media adapter transcribes only: a video route through it cannot submit.
+    const routes = usableMediaRoutes(
+      [
+        { provider: 'groq', native_id: 'whisper-large-v3' },
+        { provider: 'demo', native_id: 'demo-video' },
+      ],
+      deps,
+    );
+    const request = { prompt: 'waves', duration: 4 };
+    const served = await firstSuccessfulRoute(routes, 'generate_content', (route) =>
+      route.submit(request, 'vid_1'),
+    );
+    expect(served.route.provider).toBe('demo');
+    expect(served.value).toBe('demo-vid_1');
+
+    const [groqOnly] = usableMediaRoutes([{ provider: 'groq', native_id: 'whisper-large-v3' }], deps);
+    await expect(
+      firstSuccessfulRoute([groqOnly as MediaRoute], 'generate_content', (route) =>
+        route.submit(request, 'vid_2'),
+      ),
+    ).rejects.toMatchObject({ status: 502, type: 'upstream_error' });
   });
 
   it("gives the demo route the configured render time and the process's clock", async () => {
