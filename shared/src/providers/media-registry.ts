@@ -8,7 +8,12 @@ import type { MediaRoute } from './media-route.ts';
 import type { MediaProviderAdapter } from './media-types.ts';
 import { openaiMediaAdapter } from './openai/media/index.ts';
 import type { ProviderId } from './provider-ids.ts';
-import { type RouteDeps, type RouteFamily, resolveRoutes } from './provider-registry.ts';
+import {
+  type CatalogueRoutes,
+  type RouteDeps,
+  type RouteFamily,
+  resolveRoutes,
+} from './provider-registry.ts';
 import { runwayMediaAdapter } from './runway/index.ts';
 
 /** The HTTP adapters of the media capabilities, by provider. */
@@ -33,9 +38,6 @@ const MEDIA_ROUTES: RouteFamily<MediaProviderAdapter, MediaRoute, MediaRouteDeps
 };
 
 /** The media routes of a model that can be tried now, in catalogue order (see `usableRoutes`). */
-export function usableMediaRoutes(
-  routes: ReadonlyArray<{ provider: string; native_id: string }>,
-  deps: MediaRouteDeps,
-): MediaRoute[] {
+export function usableMediaRoutes(routes: CatalogueRoutes, deps: MediaRouteDeps): MediaRoute[] {
   return resolveRoutes(routes, deps, MEDIA_ROUTES, null);
 }

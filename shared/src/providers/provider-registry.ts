@@ -46,7 +46,8 @@ export interface RouteFamily<A, R, D extends RouteDeps> {
   demo(deps: D, nativeModel: string): R;
 }
 
-type CatalogueRoutes = ReadonlyArray<{ provider: string; native_id: string }>;
+/** The routes of a catalogue model, as the registries read them. */
+export type CatalogueRoutes = ReadonlyArray<{ provider: string; native_id: string }>;
 
 const CHAT_ROUTES: RouteFamily<ProviderAdapter, ChatRoute, RouteDeps> = {
   adapters: HTTP_ADAPTERS,
