@@ -9,6 +9,7 @@ import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import { refused } from '../../../shared/src/observability/admission-metrics.ts';
 import { tracedStep } from '../../../shared/src/observability/tracing.ts';
+import { isStoreUnavailable } from '../plugins/store-outage.ts';
 import { type AdmissionContext, type RouteAdmission, takeHoldForRelease } from './admission-context.ts';
 import { presentedApiKey } from './key-carriers.ts';
 import { isIpAllowed, isKeyUsable, isModelAllowed } from './key-validity.ts';
@@ -46,6 +47,18 @@ export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): vo
     const release = releaseRequestHold(deps, request);
     if (release === null) done();
     else void release.then(() => done());
+  });
+  // A body refused as it is read, once its key passed (malformed or too deeply nested JSON, an
+  // unsupported content type, a body too large or too slow), is counted like an invalid request:
+  // it carries the rate headers, and a spent window answers 429 first. The error then goes on to
+  // the app's handler, which answers it. Admission's own failures (a store outage) and what
+  // admission already counted (rate headers set) pass through untouched.
+  app.setErrorHandler(async (error, request, reply) => {
+    const key = request.authenticatedKey;
+    if (key !== undefined && !reply.hasHeader('x-ratelimit-limit') && !isStoreUnavailable(error)) {
+      await countRefusedRequest(deps, reply, key, request.id);
+    }
+    throw error;
   });
   // Fastify runs onResponse only for a response that finished: when the client went away first,
   // release once the handler has answered (into the closed connection), or the hold would stay

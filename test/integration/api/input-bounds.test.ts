@@ -188,6 +188,49 @@ describe('a request refused after authentication', () => {
     }
   });
 
+  it('does so for a body that cannot be read: malformed, nested too deep, of another type, too large', async () => {
+    const k = await createFundedKey(t.app, { topUp: 1_000, settings: { rate_limit: 4 } });
+    const before = await t.services.billing.balanceOf(k.accountId);
+    const send = (contentType: string, payload: string, apiKey = k.key) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType },
+        payload,
+      });
+    const tooDeep = `{"model":"demo/chat","messages":${nested(MAX_JSON_DEPTH + 1, '{}')}}`;
+    const tooLarge = JSON.stringify({
+      model: 'demo/chat',
+      messages: [{ role: 'user', content: 'x'.repeat(9e6) }],
+    });
+    const unreadable: Array<[number, string, string]> = [
+      [400, 'application/json', '{"model":'],
+      [400, 'application/json', tooDeep],
+      [400, 'application/xml', '<chat/>'],
+      [413, 'application/json', tooLarge],
+    ];
+    const remaining: string[] = [];
+    for (const [status, contentType, payload] of unreadable) {
+      const res = await send(contentType, payload);
+      expect(res.statusCode, res.body).toBe(status);
+      expect(res.json<ErrorBody>().error).toMatchObject({ type: 'invalid_request_error', param: null });
+      expect(res.headers['x-ratelimit-limit']).toBe('4');
+      expect(res.headers['x-request-id']).toMatch(/^req_/);
+      remaining.push(String(res.headers['x-ratelimit-remaining']));
+    }
+    expect(remaining).toEqual(['3', '2', '1', '0']);
+    const spent = await send('application/json', '{"model":');
+    expect(spent.statusCode).toBe(429);
+    expect(spent.json<ErrorBody>().error.code).toBe('rate_limit_exceeded');
+    expect(Number(spent.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // A caller without a valid key still learns nothing of its body, nor of any window.
+    const anonymous = await send('application/json', '{"model":', `hk-${'x'.repeat(43)}`);
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(await balance()).toBeGreaterThan(0n);
+    expect(await t.services.billing.balanceOf(k.accountId)).toBe(before);
+  });
+
   it('does so for the query of GET routes, the model limit check and the media 422 too', async () => {
     const k = await createFundedKey(t.app, { topUp: 1_000, settings: { rate_limit: 10 } });
     const usage = await t.app.inject({

@@ -218,6 +218,29 @@ describe('an upload that stops arriving (connection kept open)', () => {
     expect(logged).toBeDefined();
   });
 
+  it('answers a JSON body that stops arriving 408 too, counted against the key with its rate headers', async () => {
+    const balance = await t.services.billing.balanceOf(user.accountId);
+    const body = JSON.stringify({ model: 'demo/chat', messages: [{ role: 'user', content: 'hi' }] });
+    const socket = await openSocket(port);
+    let res: RawResponse;
+    try {
+      const answer = readResponse(socket, 30_000, Date.now());
+      socket.write(
+        'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          `Authorization: Bearer ${user.key}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,
+      );
+      res = await answer;
+    } finally {
+      socket.destroy();
+    }
+    expect(res.status, res.body).toBe(408);
+    expect(res.headers['x-ratelimit-limit']).toBe('3000');
+    expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThan(3000);
+    expect(res.headers.connection).toBe('close');
+    await expectNoTrace(balance);
+  });
+
   it('aborts the S3 multipart upload already started for a large upload cut off mid-file', async () => {
     const balance = await t.services.billing.balanceOf(user.accountId);
     const before = created.length;
