@@ -35,7 +35,7 @@ export interface VideosRouteDeps {
 }
 
 type IdParams = { id: string };
-type VideoBody = VideoRequest & { model: string };
+type VideoBody = VideoRequest & { model?: string };
 
 const idParams = {
   type: 'object',
@@ -216,10 +216,10 @@ function originOf(request: FastifyRequest): string {
 
 /**
  * The hold of a validated video request: its duration (1 to 60 seconds, default 8) at the model's
- * price; none when the model does not resolve (the handler answers 404).
+ * price; none when the model is missing or does not resolve (the handler answers 400 or 404).
  */
 function holdFor(catalogue: Catalogue, body: VideoBody): bigint {
-  const model = catalogue.resolve(body.model);
+  const model = body.model === undefined ? undefined : catalogue.resolve(body.model);
   if (model === undefined || model.type !== 'video') return 0n;
   return mediaCostMicros(model.pricing, body.duration);
 }

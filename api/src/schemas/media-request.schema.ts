@@ -31,11 +31,16 @@ export const speechRequestSchema = {
   },
 } as const;
 
+/**
+ * `POST /v1/videos` (answered 400, not 422). `model` is required but not `required` here: its
+ * absence (or an empty name) has its own code, `model_required`, raised by the handler as for chat
+ * and embeddings.
+ */
 export const videoRequestSchema = {
   type: 'object',
-  required: ['model', 'prompt'],
+  required: ['prompt'],
   properties: {
-    model: { type: 'string', minLength: 1 },
+    model: { type: 'string' },
     prompt: { type: 'string', minLength: 1, maxLength: 32_000 },
     duration: { type: 'integer', minimum: 1, maximum: 60, default: 8 },
     aspect_ratio: { enum: ['16:9', '9:16', '1:1'] },

@@ -284,6 +284,32 @@ describe('a request refused after authentication', () => {
   });
 });
 
+describe('the model of a video request', () => {
+  it('is required with its own code, as for chat and embeddings: 400 model_required, then 404 for a wrong one', async () => {
+    const k = await createFundedKey(t.app, { topUp: 1_000 });
+    const before = await t.services.billing.balanceOf(k.accountId);
+    const video = (fields: Record<string, unknown>) =>
+      post('/v1/videos', JSON.stringify({ prompt: 'a kite', ...fields }), k.key);
+    for (const fields of [{}, { model: '' }, { model: '  ' }]) {
+      const res = await video(fields);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json<ErrorBody>().error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'model_required',
+      });
+      expect(res.headers['x-ratelimit-limit']).toBe('60');
+    }
+    for (const model of ['demo/nope', 'demo/chat']) {
+      const res = await video({ model });
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json<ErrorBody>().error.code).toBe('model_not_found');
+    }
+    expect((await video({ model: 'demo/video', duration: 0 })).statusCode).toBe(400);
+    await t.services.billing.flush();
+    expect(await t.services.billing.balanceOf(k.accountId)).toBe(before);
+  });
+});
+
 describe('holds of admitted requests', () => {
   it('are released when the handler refuses the request (an output bound above the model limit)', async () => {
     // 2 IRT against a floor of 1: the refused request was held at the model's maximum (about
