@@ -34,4 +34,20 @@ describe('freePort', () => {
       await close(holder);
     }
   });
+
+  it('falls back to a port the kernel assigns when every pick is taken', async () => {
+    const taken = await freePort();
+    const holder = await listen(taken);
+    try {
+      const takenDraw = (taken - 20_000 + 0.5) / (ephemeralRangeStart() - 20_000);
+      const draws = vi.spyOn(Math, 'random').mockReturnValue(takenDraw);
+      const port = await freePort();
+      expect(draws).toHaveBeenCalledTimes(50);
+      expect(port).not.toBe(taken);
+      expect(port).toBeGreaterThanOrEqual(ephemeralRangeStart());
+      await close(await listen(port));
+    } finally {
+      await close(holder);
+    }
+  });
 });
