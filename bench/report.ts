@@ -13,6 +13,7 @@ import { formatLoopDelay, type LoopDelay } from './loop-delay.ts';
 import { type ManyStreamsResult, PROBES } from './many-streams.ts';
 import type { ProfileSummary, Share } from './profile-summary.ts';
 import type { RedisWork } from './redis-work.ts';
+import { type StagesRun, stageTimingSection } from './stage-timing.ts';
 import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
 
 /** What one phase's gateway left in its store, read from outside once the phase ended. */
@@ -45,6 +46,8 @@ export interface RunInfo {
     readonly accounts: number;
     readonly profileSeconds: number;
     readonly profileDelay?: number;
+    readonly stageSeconds?: number;
+    readonly stageDelay?: number;
     readonly serverCpus: string;
     readonly storesCpus: string;
     readonly loadgenCpus: string;
@@ -67,6 +70,8 @@ export interface RunInfo {
   readonly profile: { readonly file: string; readonly summary: ProfileSummary } | undefined;
   /** The many-streams phase (absent: skipped, or a run from before it existed). */
   readonly streams?: ManyStreamsResult | undefined;
+  /** The stage-timing phase (absent: skipped, or a run from before it existed). */
+  readonly stages?: StagesRun | undefined;
   readonly portkeyVersion: string;
   readonly tree: string;
 }
@@ -384,6 +389,7 @@ export function writeResults(info: RunInfo): string {
     md += table('Busiest functions of any origin, self time', p.topSelf, 8);
   }
 
+  md += stageTimingSection(info.stages);
   md += storeSection(info);
 
   let verdictTable = '| target | measured | verdict | gap |\n|---|---|---|---|\n';
@@ -391,7 +397,7 @@ export function writeResults(info: RunInfo): string {
     verdictTable += `| ${v.what} | ${v.measured} | ${v.met === undefined ? 'n/a' : v.met ? '**met**' : '**not met**'} | ${v.gap} |\n`;
   md = md.replace('<!-- VERDICTS -->', verdictTable.trimEnd());
 
-  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 9-10 min: these phases, about 8 min, alone with \`npm run bench:chat\`, then the media phases, alone with \`npm run bench:media\`, then the web console's pages, alone with \`npm run bench:console\`: [\`bench/CONSOLE-RESULTS.md\`](CONSOLE-RESULTS.md)). It copies the load harness, \`bench/harness/\` (its README says what each file does), to \`.local/bench-harness\` (\`npm ci\` there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree; it must have the SQLite store), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_KEEP_STORE\` (${info.settings.keepStore === true ? 1 : 0}; 1 keeps each phase's SQLite file in the results folder), \`BENCH_LOOP_DELAY\` (${info.settings.loopDelay === false ? 0 : 1}; 0 leaves the event-loop delay preload out of the api), \`BENCH_MANY_STREAMS\` (${info.settings.manyStreams ?? 1000}; streams held open at once, 0 skips that phase), \`BENCH_PROBE_WARMUP\` (${warmup} un-timed requests per target before each probe), \`BENCH_SEQUENTIAL_REQUESTS\` (${info.settings.sequentialRequests ?? 200} timed requests per target of the one-at-a-time probe), \`SETTLEMENT_FLUSH_MS\` (passed to the api; unset: its default), \`SERVER_CPUS\` (${info.settings.serverCpus}; the api, the mock, Portkey and the floor proxy), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}; the phase's Redis and the floor proxy's), \`BENCH_TIME_LIMIT_S\`. The durable-store soak (the local stack of \`npm start\` under 50 clients for 5 min) is apart: \`npm run bench:soak\`, results in [\`bench/SOAK-RESULTS.md\`](SOAK-RESULTS.md).\n`;
+  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 9-10 min: these phases, about 8 min, alone with \`npm run bench:chat\`, then the media phases, alone with \`npm run bench:media\`, then the web console's pages, alone with \`npm run bench:console\`: [\`bench/CONSOLE-RESULTS.md\`](CONSOLE-RESULTS.md)). It copies the load harness, \`bench/harness/\` (its README says what each file does), to \`.local/bench-harness\` (\`npm ci\` there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree; it must have the SQLite store), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_STAGE_SECONDS\` (${info.settings.stageSeconds ?? 0} s of load per target in the stage-timing phase; 0 skips it), \`BENCH_STAGE_DELAY\` (${info.settings.stageDelay ?? 50} ms upstream delay there), \`BENCH_KEEP_STORE\` (${info.settings.keepStore === true ? 1 : 0}; 1 keeps each phase's SQLite file in the results folder), \`BENCH_LOOP_DELAY\` (${info.settings.loopDelay === false ? 0 : 1}; 0 leaves the event-loop delay preload out of the api), \`BENCH_MANY_STREAMS\` (${info.settings.manyStreams ?? 1000}; streams held open at once, 0 skips that phase), \`BENCH_PROBE_WARMUP\` (${warmup} un-timed requests per target before each probe), \`BENCH_SEQUENTIAL_REQUESTS\` (${info.settings.sequentialRequests ?? 200} timed requests per target of the one-at-a-time probe), \`SETTLEMENT_FLUSH_MS\` (passed to the api; unset: its default), \`SERVER_CPUS\` (${info.settings.serverCpus}; the api, the mock, Portkey and the floor proxy), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}; the phase's Redis and the floor proxy's), \`BENCH_TIME_LIMIT_S\`. The durable-store soak (the local stack of \`npm start\` under 50 clients for 5 min) is apart: \`npm run bench:soak\`, results in [\`bench/SOAK-RESULTS.md\`](SOAK-RESULTS.md).\n`;
 
   const file = join(info.root, 'bench', 'RESULTS.md');
   writeKeepingAnalysis(file, md);

@@ -46,6 +46,7 @@ import {
 import { type ProfileWindow, summarizeProfile } from './profile-summary.ts';
 import { readRedisWork } from './redis-work.ts';
 import { type PhaseStore, type RunInfo, writeResults } from './report.ts';
+import { STAGE_TIMING_PRELOAD, stageTimingOf } from './stage-timing.ts';
 import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -67,6 +68,9 @@ const settings = {
   warmupNext: num('BENCH_WARMUP_NEXT', 5),
   profileSeconds: num('BENCH_PROFILE_SECONDS', 20),
   profileDelay: num('BENCH_PROFILE_DELAY', 0),
+  // The stage-timing phase: seconds of load per target (0 skips it) and its upstream delay.
+  stageSeconds: num('BENCH_STAGE_SECONDS', 10),
+  stageDelay: num('BENCH_STAGE_DELAY', 50),
   serverCpus: env.SERVER_CPUS ?? '1',
   // Redis defaults to the load generator's CPU, away from the server CPU (SQLite runs inside the
   // api, on the server CPU).
@@ -235,6 +239,7 @@ async function startGateway(
     env: {
       ...benchApiEnv({ port, redisUrl: redisLocal.url, sqlitePath, s3, bucket: 'bench-media', adminToken }),
       BENCH_LOOP_DELAY_DIR: join(scratch, 'loop-delay'),
+      BENCH_STAGES_DIR: join(scratch, 'stages'),
       OPENAI_BASE_URL: `${peers.mockUrl}/v1`,
       OPENAI_API_KEY: 'sk-bench-anything',
       CATALOGUE_PATH: join(ROOT, 'bench', 'catalogue.json'),
@@ -519,6 +524,58 @@ async function main(): Promise<void> {
       };
   }
 
+  // 5. Where a request's time goes (stage timing, at BENCH_STAGE_DELAY): an api and a floor proxy
+  // of this phase's own, both with the stage-timing preload, one segment each. Apart from the
+  // phases above, since the preload's async context costs every request a little.
+  let stages: RunInfo['stages'];
+  if (settings.stageSeconds > 0) {
+    await inPhase(
+      'stages',
+      async (gateway) => {
+        const dir = join(gateway.scratch, 'stages');
+        const floorPort = await freePort();
+        const stagedFloor = startProcess({
+          name: 'floor-proxy (stages)',
+          command: process.execPath,
+          args: ['--import', STAGE_TIMING_PRELOAD, FLOOR_PROXY, '--port', String(floorPort)].concat([
+            '--upstream',
+            peers.mockUrl,
+            '--redis',
+            gateway.redisUrl,
+          ]),
+          cwd: ROOT,
+          env: { ...process.env, BENCH_STAGES_DIR: dir },
+          logFile: join(LOGS, 'floor-proxy-stages.log'),
+          cpus: settings.serverCpus,
+        });
+        try {
+          const floorUrl = `http://127.0.0.1:${floorPort}`;
+          await waitForHttp(`${floorUrl}/`, stagedFloor);
+          await runHarness('bench.mjs', 'stages-load', {
+            ...loadEnv(gateway, settings.stageDelay, settings.warmupNext),
+            TARGETS_FILE: targetsFile('stages-targets.json', [
+              gatewayTarget(gateway, gateway.loadKeys[0] ?? ''),
+              { name: 'floor', url: floorUrl, headers: {} },
+            ]),
+            OUT_DIR: join(OUT, 'stages-load'),
+            MONITOR_PIDS: `api:${gateway.api.pid},floor:${stagedFloor.pid}`,
+            DURATION: String(settings.stageSeconds),
+            ROUNDS: '1',
+          });
+        } finally {
+          await stagedFloor.stop();
+        }
+        stages = {
+          delayMs: settings.stageDelay,
+          seconds: settings.stageSeconds,
+          api: stageTimingOf(dir, 'api', settings.stageSeconds),
+          floor: stageTimingOf(dir, 'floor', settings.stageSeconds),
+        };
+      },
+      ['--import', STAGE_TIMING_PRELOAD],
+    );
+  }
+
   const info: RunInfo = {
     command: commandLine(),
     settings,
@@ -531,6 +588,7 @@ async function main(): Promise<void> {
     store,
     loadAverage,
     profile,
+    stages,
     streams,
     portkeyVersion: packageVersion(join(HARNESS, 'node_modules', '@portkey-ai', 'gateway')),
     tree: TREE.label,

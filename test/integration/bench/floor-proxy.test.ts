@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STAGE_TIMING_PRELOAD, stageTimingOf } from '../../../bench/stage-timing.ts';
 import { freePort } from '../../../infra/local-services/free-port.ts';
 import { type LocalRedis, startRedisServer } from '../../../infra/local-services/redis-server.ts';
 import { createRedis, type Redis } from '../../../shared/src/redis/redis.ts';
@@ -70,6 +74,39 @@ describe('floor proxy', () => {
     const response = await chat('missing-model');
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { code: 'model_not_found' } });
+  });
+
+  it('has each request timed stage by stage under the stage-timing preload of the bench', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stages-'));
+    const timed = spawnEntry(
+      ENTRY,
+      { NODE_OPTIONS: `--import ${STAGE_TIMING_PRELOAD}`, BENCH_STAGES_DIR: dir },
+      ['--port', String(await freePort()), '--upstream', new URL(upstream.url).origin, '--redis', server.url],
+    );
+    try {
+      const timedUrl = (await timed.waitFor(/floor-proxy listening on/))
+        .replace(/^.*listening on /, '')
+        .trim();
+      upstream.script.next({ kind: 'slow', delayMs: 40 }, 3);
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(`${timedUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-delay-0', messages: [{ role: 'user', content: 'hello' }] }),
+        });
+        expect(response.status).toBe(200);
+        await response.arrayBuffer();
+      }
+      timed.child.kill('SIGTERM');
+      await timed.exited();
+      const timing = stageTimingOf(dir, 'floor', 60);
+      expect(timing?.requests).toBe(3);
+      expect(timing?.upstream.p10).toBeGreaterThanOrEqual(39);
+      for (const stage of [timing?.pre, timing?.send, timing?.post]) expect(stage?.p99).toBeLessThan(39);
+      expect(timing?.pre.p10).toBeGreaterThan(0);
+    } finally {
+      timed.child.kill('SIGKILL');
+    }
   });
 
   it('refuses to start without its three settings', async () => {
