@@ -2,7 +2,7 @@
  * Loaded into the api or the floor proxy by the bench's stage-timing phase (`node --import <this
  * file> …`), without changing them: times three stages of each proxied request from Node's and
  * undici's diagnostics channels and appends one JSON line per request,
- * `[pre, send, upstream, post, arrivedAt]` in milliseconds, to `$BENCH_STAGES_DIR/<role>-<pid>.jsonl`
+ * `[pre, send, upstream, post, arrivedAt]` in milliseconds (arrivedAt: since the epoch), to `$BENCH_STAGES_DIR/<role>-<pid>.jsonl`
  * (role: api or floor, from the entry script). Read by ./stage-timing.ts.
  *
  * - pre: from the request's headers parsed by the server (`http.server.request.start`) to its
@@ -71,7 +71,9 @@ if (dir !== undefined && dir !== '' && role !== undefined) {
       return;
     const { arrivedAt, createdAt, sentAt, headersAt } = timing;
     const now = performance.now();
-    const row = [createdAt - arrivedAt, sentAt - createdAt, headersAt - sentAt, now - headersAt, arrivedAt];
+    // The arrival on the wall clock, so that the rows of several processes compare.
+    const arrived = performance.timeOrigin + arrivedAt;
+    const row = [createdAt - arrivedAt, sentAt - createdAt, headersAt - sentAt, now - headersAt, arrived];
     lines.push(JSON.stringify(row.map(ms)));
   });
 
