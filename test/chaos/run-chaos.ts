@@ -115,10 +115,10 @@ export const FULL_OPTIONS: Omit<ChaosOptions, 'log'> = {
   keepScratch: 'on-failure',
 };
 
-/** The short version in `npm test`: ~40 s of load, one worker kill, one api kill, one Redis restart. */
 /** How long the load goes on after the last event of the schedule, at least. */
 const LOAD_AFTER_LAST_EVENT_MS = 3_000;
 
+/** The short version in `npm test`: ~40 s of load, one worker kill, one api kill, one Redis restart. */
 export const SHORT_OPTIONS: Omit<ChaosOptions, 'log'> = {
   ...FULL_OPTIONS,
   loadMs: 40_000,
@@ -312,9 +312,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     // The load runs for loadMs, and on until every planned event has happened and a little after:
     // on a slow machine a restart can take long enough to push the last events past the planned
     // load, and an event must still happen under load (and not be skipped).
-    await Promise.all([sleep(options.loadMs), schedule.then(() => sleep(LOAD_AFTER_LAST_EVENT_MS))]);
-    await load.stop();
-    clearInterval(progress);
+    try {
+      await Promise.all([sleep(options.loadMs), schedule.then(() => sleep(LOAD_AFTER_LAST_EVENT_MS))]);
+    } finally {
+      // Also when an event failed: the clients stop before the processes are stopped.
+      await load.stop();
+      clearInterval(progress);
+    }
     const events = await schedule;
     const loadMs = Date.now() - loadStartedAt;
     log(`load stopped after ${(loadMs / 1000).toFixed(1)} s: ${load.records.length} requests`);
