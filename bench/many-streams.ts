@@ -12,7 +12,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { median } from './stats.ts';
+import { median, percentileOfSorted, sortedFinite } from './stats.ts';
 
 export interface ManyStreamsResult {
   readonly count: number;
@@ -119,10 +119,6 @@ function requestStream(
   });
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
 /** `PROBES` streams, each opened once the previous one's first token came; their first tokens. */
 async function probeOneByOne(
   open: () => OpenedStream,
@@ -172,10 +168,7 @@ export async function manyStreams(options: {
     (o) => !o.ok,
   );
   agent.destroy();
-  const ttfts = outcomes
-    .map((o) => o.ttftMs)
-    .filter((t) => !Number.isNaN(t))
-    .sort((a, b) => a - b);
+  const ttfts = sortedFinite(outcomes.map((o) => o.ttftMs));
   const failures = outcomes.filter((o) => !o.ok);
   return {
     count: options.count,
@@ -191,8 +184,8 @@ export async function manyStreams(options: {
     probes: 3 * PROBES,
     probesFailed: probeFailures.length,
     firstProbeFailure: probeFailures[0]?.failure,
-    ttftP50Ms: percentile(ttfts, 50),
-    ttftP99Ms: percentile(ttfts, 99),
+    ttftP50Ms: percentileOfSorted(ttfts, 0.5),
+    ttftP99Ms: percentileOfSorted(ttfts, 0.99),
     ttftMaxMs: ttfts.at(-1) ?? Number.NaN,
     wallS,
   };

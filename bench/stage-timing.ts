@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { percentile } from './stats.ts';
+import { percentileOfSorted, sortedFinite } from './stats.ts';
 
 /** The preload, for `node --import <path>`. */
 export const STAGE_TIMING_PRELOAD = new URL('./stage-timing-preload.ts', import.meta.url).href;
@@ -43,12 +43,15 @@ export function stageTimingOf(dir: string, role: string, seconds: number): Stage
   if (rows.length === 0) return null;
   const last = rows.reduce((latest, row) => Math.max(latest, row[4]), 0);
   const measured = rows.filter((row) => row[4] >= last - seconds * 1000);
-  const of = (values: number[]): StagePercentiles => ({
-    p10: percentile(values, 0.1),
-    p50: percentile(values, 0.5),
-    p90: percentile(values, 0.9),
-    p99: percentile(values, 0.99),
-  });
+  const of = (values: number[]): StagePercentiles => {
+    const sorted = sortedFinite(values);
+    return {
+      p10: percentileOfSorted(sorted, 0.1),
+      p50: percentileOfSorted(sorted, 0.5),
+      p90: percentileOfSorted(sorted, 0.9),
+      p99: percentileOfSorted(sorted, 0.99),
+    };
+  };
   return {
     requests: measured.length,
     pre: of(measured.map((row) => row[0])),
