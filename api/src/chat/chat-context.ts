@@ -15,6 +15,14 @@ export interface ChatDeps {
   readonly now: () => Date;
 }
 
+/** What every chat and embedding use case is called with, besides its request. */
+export interface ModelCallInput {
+  readonly model: CatalogueModel;
+  readonly admission: AdmissionContext;
+  /** Aborted when the client goes away: the upstream call is cancelled at once. */
+  readonly signal: AbortSignal;
+}
+
 /**
  * Charges a finished request its actual cost (usage × price) once, replacing its hold. The charge is
  * queued for the next settlement batch: the answer does not wait for the store, and the hold stays

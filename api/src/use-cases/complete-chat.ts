@@ -1,18 +1,12 @@
-import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import type { ChatRequest } from '../../../shared/src/providers/chat-types.ts';
 import { usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
-import type { AdmissionContext } from '../admission/admission-context.ts';
-import { type ChatDeps, settleUsage } from '../chat/chat-context.ts';
+import { type ChatDeps, type ModelCallInput, settleUsage } from '../chat/chat-context.ts';
 import { chatIdentity, completionObject } from '../chat/chat-wire.ts';
 
-export interface CompleteChatInput {
+export interface CompleteChatInput extends ModelCallInput {
   readonly request: ChatRequest;
-  readonly model: CatalogueModel;
-  readonly admission: AdmissionContext;
   readonly requestId: string;
-  /** Aborted when the client goes away: the upstream call is cancelled at once. */
-  readonly signal: AbortSignal;
   /** When the request arrived (`performance.now()` time): a stream's time to first token counts from it. */
   readonly receivedAt: number;
 }

@@ -1,16 +1,11 @@
-import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import type { EmbeddingRequest } from '../../../shared/src/providers/chat-types.ts';
 import { usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
-import type { AdmissionContext } from '../admission/admission-context.ts';
-import { type ChatDeps, settleUsage } from '../chat/chat-context.ts';
+import { type ChatDeps, type ModelCallInput, settleUsage } from '../chat/chat-context.ts';
 import { serviceRecord } from '../chat/chat-wire.ts';
 
-export interface CreateEmbeddingsInput {
+export interface CreateEmbeddingsInput extends ModelCallInput {
   readonly request: EmbeddingRequest;
-  readonly model: CatalogueModel;
-  readonly admission: AdmissionContext;
-  readonly signal: AbortSignal;
 }
 
 /**
