@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../../../../shared/src/accounts/api-keys.repository.ts';
@@ -115,12 +116,23 @@ async function openSqliteStore(): Promise<StoreUnderTest> {
   };
 }
 
-async function openMongoStore(): Promise<StoreUnderTest> {
-  const options = {
+/** Connection options for a fresh database on the stack's MongoDB-wire server. */
+export function freshMongoOptions() {
+  return {
     url: inject('stack').mongoUrl,
     database: `test_${randomBytes(5).toString('hex')}`,
     serverSelectionTimeoutMs: 5000,
   };
+}
+
+/** Which server answers: jongodb is told apart from MongoDB for its known gaps. */
+export async function mongoServerOf(db: Db): Promise<'mongodb' | 'jongodb'> {
+  const build = await db.admin().command({ buildInfo: 1 });
+  return String(build.version).includes('jongodb') ? 'jongodb' : 'mongodb';
+}
+
+async function openMongoStore(): Promise<StoreUnderTest> {
+  const options = freshMongoOptions();
   const connect = async () => {
     const mongo = await connectMongo(options);
     const repositories: StoreRepositories = {
@@ -135,12 +147,12 @@ async function openMongoStore(): Promise<StoreUnderTest> {
   const first = await connect();
   // The repositories declare their indexes when their modules load, so all are known by now.
   await ensureIndexes(first.mongo.db);
-  const build = await first.mongo.db.admin().command({ buildInfo: 1 });
+  const server = await mongoServerOf(first.mongo.db);
   const others: Array<{ close(): Promise<void> }> = [];
   return {
     ...first.repositories,
     location: options.database,
-    server: String(build.version).includes('jongodb') ? 'jongodb' : 'mongodb',
+    server,
     async connectAgain() {
       const other = await connect();
       others.push(other.mongo.client);

@@ -3,36 +3,38 @@
  * documents of the collection's first, camel-case form renamed at start (with the indexes on the
  * old names dropped), so a store opened on an older database serves its jobs as before.
  */
-import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { MediaJobRequest } from '../../../../../shared/src/media-jobs/media-job.ts';
 import { connectMongo } from '../../../../../shared/src/store/mongodb/connect.ts';
 import { openMongoStore } from '../../../../../shared/src/store/mongodb/mongo-store.ts';
 import type { Store } from '../../../../../shared/src/store/store.ts';
 import { captureLogger } from '../../../../helpers/capture-logger.ts';
 import { imageJob } from '../../../../helpers/media-job-fixture.ts';
+import { freshMongoOptions, mongoServerOf } from '../store-under-test.ts';
 
 const request: MediaJobRequest = { kind: 'video', input: { prompt: 'a boat at dawn', duration: 4 } };
 const created = new Date('2030-01-01T00:00:00.000Z');
 const JONGODB_NO_DROP_INDEXES = 'jongodb has no dropIndexes command; run with TEST_STACK=containers';
 
 const opened: Store[] = [];
-const databases: string[] = [];
 
-function freshOptions() {
-  const database = `test_jobs_${randomBytes(5).toString('hex')}`;
-  databases.push(database);
-  return { url: inject('stack').mongoUrl, database, serverSelectionTimeoutMs: 5000 };
+type MongoOptions = ReturnType<typeof freshMongoOptions>;
+const databases: MongoOptions[] = [];
+
+function freshOptions(): MongoOptions {
+  const options = freshMongoOptions();
+  databases.push(options);
+  return options;
 }
 
-async function open(options: ReturnType<typeof freshOptions>): Promise<Store> {
+async function open(options: MongoOptions): Promise<Store> {
   const store = await openMongoStore(options, { logger: captureLogger().logger });
   opened.push(store);
   return store;
 }
 
-async function direct<T>(options: ReturnType<typeof freshOptions>, use: (db: Db) => Promise<T>) {
+async function direct<T>(options: MongoOptions, use: (db: Db) => Promise<T>) {
   const mongo = await connectMongo(options);
   try {
     return await use(mongo.db);
@@ -43,10 +45,8 @@ async function direct<T>(options: ReturnType<typeof freshOptions>, use: (db: Db)
 
 afterEach(async () => {
   await Promise.allSettled(opened.splice(0).map((store) => store.close()));
-  for (const database of databases.splice(0)) {
-    await direct({ url: inject('stack').mongoUrl, database, serverSelectionTimeoutMs: 5000 }, (db) =>
-      db.dropDatabase(),
-    ).catch(() => undefined);
+  for (const options of databases.splice(0)) {
+    await direct(options, (db) => db.dropDatabase()).catch(() => undefined);
   }
 });
 
@@ -163,10 +163,7 @@ describe('MongoDB media_jobs documents', () => {
 
   it('drops the indexes on the camel-case names', async ({ skip }) => {
     const options = freshOptions();
-    const server = await direct(options, async (db) =>
-      String((await db.admin().command({ buildInfo: 1 })).version),
-    );
-    skip(server.includes('jongodb'), JONGODB_NO_DROP_INDEXES);
+    skip((await direct(options, mongoServerOf)) === 'jongodb', JONGODB_NO_DROP_INDEXES);
     const indexNames = (db: Db) =>
       db
         .collection('media_jobs')
