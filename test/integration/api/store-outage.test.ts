@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { isStoreUnavailable } from '../../../api/src/plugins/store-outage.ts';
 import { spawnUntilReady } from '../../../infra/local-services/child-process.ts';
 import { type LocalRedis, startRedisServer } from '../../../infra/local-services/redis-server.ts';
@@ -74,6 +74,20 @@ describe('Redis down', () => {
       // Fails fast: no command waits for Redis to come back.
       expect(Date.now() - started).toBeLessThan(3_000);
     }
+    // One admission attempt per request: a refusal by the store is not retried to count the request.
+    const admissions = vi.spyOn(t.services.billing, 'admit');
+    expectStoreUnavailable(await balance());
+    expect(admissions).toHaveBeenCalledTimes(1);
+    // A body refused as it is read is counted through Redis too: while Redis is down, 503 as well.
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"model":',
+    });
+    expectStoreUnavailable(malformed);
+    expect(admissions).toHaveBeenCalledTimes(2);
+    admissions.mockRestore();
     expect(t.logs().some((line) => line.msg === 'store unavailable')).toBe(true);
     expect(t.logs().some((line) => line.msg === 'request failed')).toBe(false);
 
