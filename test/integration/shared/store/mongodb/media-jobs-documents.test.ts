@@ -112,9 +112,8 @@ describe('MongoDB media_jobs documents', () => {
       await db.collection('media_jobs').insertOne({ _id: id as never, ...old });
     });
 
-    const store = await open(options);
-    // A second replica starting on the same database finds nothing left to do.
-    await open(options);
+    // Two replicas starting together on the same database: each document is renamed once.
+    const [store] = await Promise.all([open(options), open(options)]);
 
     const job = await store.mediaJobs.findOwned('video_old', 'acct_old', 'video');
     expect(job).toMatchObject({
@@ -179,8 +178,8 @@ describe('MongoDB media_jobs documents', () => {
     });
     expect(before).toContain('account_kind_created');
 
-    await open(options);
-    await open(options);
+    // Two replicas starting together: the one that finds an index already dropped goes on.
+    await Promise.all([open(options), open(options)]);
 
     const after = await direct(options, indexNames);
     expect(after).not.toContain('account_kind_created');
