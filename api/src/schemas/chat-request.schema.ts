@@ -141,7 +141,11 @@ export const chatRequestSchema = {
   type: 'object',
   required: ['messages'],
   properties: {
-    model: { type: 'string' },
+    model: {
+      type: 'string',
+      description:
+        'Required (`provider/model_name`, a bare upstream id or an alias): without it the answer is 400 `model_required`.',
+    },
     messages: { type: 'array', minItems: 1, items: message },
     stream: { type: ['boolean', 'null'] },
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },

@@ -3,7 +3,10 @@ export const embeddingRequestSchema = {
   type: 'object',
   required: ['input'],
   properties: {
-    model: { type: 'string' },
+    model: {
+      type: 'string',
+      description: 'Required (`provider/model_name`): without it the answer is 400 `model_required`.',
+    },
     // One schema for both forms (not `anyOf`), so an error names the bad item, not the first branch.
     input: {
       type: ['string', 'array'],

@@ -40,7 +40,10 @@ export const videoRequestSchema = {
   type: 'object',
   required: ['prompt'],
   properties: {
-    model: { type: 'string' },
+    model: {
+      type: 'string',
+      description: 'Required (`provider/model_name`): without it the answer is 400 `model_required`.',
+    },
     prompt: { type: 'string', minLength: 1, maxLength: 32_000 },
     duration: { type: 'integer', minimum: 1, maximum: 60, default: 8 },
     aspect_ratio: { enum: ['16:9', '9:16', '1:1'] },
