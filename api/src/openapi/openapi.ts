@@ -19,9 +19,16 @@ export const OPENAPI_PATH = '/openapi.json';
 /** Where its reference page (Swagger UI, served from the api itself) is. */
 export const DOCS_PATH = '/docs';
 
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
+/**
+ * The version of the API the document describes (`info.version`): 1.0.0 for every endpoint under
+ * `/v1`. It is the contract's version, not the software's: a release that keeps the contract
+ * keeps it. The release that serves the document is `x-gateway-version` (the package's version).
+ */
+export const API_VERSION = '1.0.0';
+
+const { version: releaseVersion } = JSON.parse(
+  readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
+) as { version: string };
 
 const DESCRIPTION = `The gateway's HTTP API, generated from the routes' own schemas.
 
@@ -118,7 +125,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Model gateway API', version, description: DESCRIPTION },
+      info: {
+        title: 'Model gateway API',
+        version: API_VERSION,
+        description: DESCRIPTION,
+        'x-gateway-version': releaseVersion,
+      },
       tags: TAGS,
       security: [{ ApiKey: [] }],
       components: { securitySchemes: SECURITY_SCHEMES },

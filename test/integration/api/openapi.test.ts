@@ -6,6 +6,7 @@
  * catches each kind of mismatch.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -31,7 +32,7 @@ type Operation = {
 };
 type Document = {
   openapi: string;
-  info: { description: string };
+  info: { description: string; version: string; 'x-gateway-version': string };
   tags: Array<{ name: string }>;
   security: Array<Record<string, string[]>>;
   paths: Record<string, Record<string, Operation>>;
@@ -191,6 +192,12 @@ describe('the OpenAPI document', () => {
       ajv.compile({ $ref: `doc#/components/schemas/${name}` });
     expect(compiled).toBeGreaterThan(200);
     expect(() => ajv.compile({ $ref: 'doc#/components/schemas/NoSuchComponent' })).toThrow();
+  });
+
+  it('carries the API version 1.0.0, and the release that serves it apart', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    expect(document.info.version).toBe('1.0.0');
+    expect(document.info['x-gateway-version']).toBe(pkg.version);
   });
 
   it('leaves out the native APIs, the console API and health, and says where they are described', () => {
