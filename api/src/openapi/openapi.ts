@@ -49,6 +49,14 @@ the web console's own API under \`/console/api\` (\`docs/console.md\`); the oper
 \`/healthz\`, \`/readyz\` and \`/metrics\`.
 How this document is made and checked: \`docs/api.md\`.`;
 
+/** The document's `info`; the release as an extension field (OpenAPI allows `x-` fields there). */
+const INFO = {
+  title: 'Model gateway API',
+  version: API_VERSION,
+  description: DESCRIPTION,
+  'x-gateway-version': releaseVersion,
+};
+
 const TAGS = [
   { name: 'Models', description: 'The model catalogue: public, no key and no rate limit.' },
   {
@@ -125,12 +133,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Model gateway API',
-        version: API_VERSION,
-        description: DESCRIPTION,
-        'x-gateway-version': releaseVersion,
-      },
+      info: INFO,
       tags: TAGS,
       security: [{ ApiKey: [] }],
       components: { securitySchemes: SECURITY_SCHEMES },

@@ -19,6 +19,7 @@ import {
 } from '../openapi/responses.ts';
 import { chatRequestSchema, dropNullFields } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
+import { dropNullModel } from '../schemas/null-model.ts';
 import { completeChat } from '../use-cases/complete-chat.ts';
 import { openChatStream } from '../use-cases/stream-chat.ts';
 
@@ -59,10 +60,11 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
           }),
         },
       },
-      // `null` for a field the convention lets be null means "not given" (chat-request.schema.ts).
-      preValidation: (request, _reply, done) => {
+      // `null` for a field the convention lets be null means "not given" (chat-request.schema.ts);
+      // a null model is a missing one (model_required).
+      preValidation: (request, reply, done) => {
         dropNullFields(request.body);
-        done();
+        dropNullModel(request, reply, done);
       },
       config: {
         admission: {

@@ -17,6 +17,7 @@ import {
 } from '../openapi/responses.ts';
 import { embeddingListSchema } from '../schemas/chat-response.schema.ts';
 import { embeddingRequestSchema } from '../schemas/embedding-request.schema.ts';
+import { dropNullModel } from '../schemas/null-model.ts';
 import { createEmbeddings } from '../use-cases/create-embeddings.ts';
 
 export interface EmbeddingsRouteDeps {
@@ -43,6 +44,7 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
           }),
         },
       },
+      preValidation: dropNullModel,
       config: {
         admission: {
           model: bodyModelName,

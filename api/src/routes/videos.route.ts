@@ -20,6 +20,7 @@ import {
 } from '../openapi/responses.ts';
 import { videoRequestSchema } from '../schemas/media-request.schema.ts';
 import { videoDeletedSchema, videoListSchema, videoSchema } from '../schemas/media-response.schema.ts';
+import { dropNullModel } from '../schemas/null-model.ts';
 import { readVideoContent } from '../use-cases/account-videos.ts';
 import { createVideo } from '../use-cases/create-video.ts';
 import { deleteVideo } from '../use-cases/delete-video.ts';
@@ -84,6 +85,7 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
           ...errorResponses([...KEYED, ...WITH_BODY, 404]),
         },
       },
+      preValidation: dropNullModel,
       config: {
         admission: {
           model: bodyModelName,

@@ -290,7 +290,7 @@ describe('the model of a video request', () => {
     const before = await t.services.billing.balanceOf(k.accountId);
     const video = (fields: Record<string, unknown>) =>
       post('/v1/videos', JSON.stringify({ prompt: 'a kite', ...fields }), k.key);
-    for (const fields of [{}, { model: '' }, { model: '  ' }]) {
+    for (const fields of [{}, { model: null }, { model: '' }, { model: '  ' }]) {
       const res = await video(fields);
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json<ErrorBody>().error).toMatchObject({
@@ -305,6 +305,33 @@ describe('the model of a video request', () => {
       expect(res.json<ErrorBody>().error.code).toBe('model_not_found');
     }
     expect((await video({ model: 'demo/video', duration: 0 })).statusCode).toBe(400);
+    await t.services.billing.flush();
+    expect(await t.services.billing.balanceOf(k.accountId)).toBe(before);
+  });
+});
+
+describe('a null model', () => {
+  it('is a missing one on chat and embeddings: 400 model_required, counted, nothing charged', async () => {
+    const k = await createFundedKey(t.app, { topUp: 1_000 });
+    const before = await t.services.billing.balanceOf(k.accountId);
+    const bodies: Array<[string, Record<string, unknown>]> = [
+      ['/v1/chat/completions', { model: null, messages: hi }],
+      ['/v1/chat/completions', { model: null, messages: hi, stream: true, temperature: null }],
+      ['/v1/embeddings', { model: null, input: 'x' }],
+    ];
+    for (const [path, body] of bodies) {
+      const res = await post(path, JSON.stringify(body), k.key);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json<ErrorBody>().error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'model_required',
+      });
+      expect(res.headers['x-ratelimit-limit']).toBe('60');
+    }
+    // A model of the wrong type is still a type error (a number is not a missing model).
+    const numeric = await post('/v1/embeddings', JSON.stringify({ model: 7, input: 'x' }), k.key);
+    expect(numeric.statusCode).toBe(400);
+    expect(numeric.json<ErrorBody>().error.code).toBe('invalid_request_error');
     await t.services.billing.flush();
     expect(await t.services.billing.balanceOf(k.accountId)).toBe(before);
   });
