@@ -48,6 +48,7 @@ import { readRedisWork } from './redis-work.ts';
 import { type PhaseStore, type RunInfo, writeResults } from './report.ts';
 import { STAGE_TIMING_PRELOAD, stageTimingOf } from './stage-timing.ts';
 import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
+import { workTreeLabel } from './work-tree.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HARNESS_SOURCE = join(ROOT, 'bench', 'harness');
@@ -201,7 +202,7 @@ const API_STOP_GRACE_MS = 25_000;
 /** The tree the api runs from: the work tree, or BENCH_REF extracted under .local/bench-tree/. */
 function apiTree(): { root: string; label: string } {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, maxBuffer: 2 ** 30 });
-  if (REF === undefined || REF === '') return { root: ROOT, label: workTreeLabel() };
+  if (REF === undefined || REF === '') return { root: ROOT, label: workTreeLabel(ROOT) };
   const sha = git('rev-parse', '--short', `${REF}^{commit}`).toString().trim();
   const root = join(ROOT, '.local', 'bench-tree', sha);
   if (!existsSync(join(root, 'api', 'src', 'main.ts'))) {
@@ -595,20 +596,6 @@ async function main(): Promise<void> {
   };
   const resultsFile = writeResults(info);
   log(`wrote ${resultsFile} (${((Date.now() - begun) / 1000).toFixed(0)} s in all)`);
-}
-
-/** The commit measured, and how many files of the work tree differed from it. */
-function workTreeLabel(): string {
-  try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT }).toString();
-    const head = git('rev-parse', '--short', 'HEAD').trim();
-    const changed = git('status', '--porcelain', '--untracked-files=no')
-      .split('\n')
-      .filter((line) => line.trim() !== '' && !line.slice(3).startsWith('bench/')).length;
-    return changed === 0 ? head : `${head} + ${changed} uncommitted changed files outside bench/`;
-  } catch {
-    return 'unknown';
-  }
 }
 
 /** `npm run bench` with the knobs that were set, as they would be typed again. */

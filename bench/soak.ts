@@ -23,7 +23,7 @@
  * by SIGINT to its pid, then what it started by pid if it did not stop them).
  * Knobs (env): see "How to run" in bench/SOAK-RESULTS.md.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import {
@@ -58,6 +58,7 @@ import {
   type StoreSnapshot,
   snapshotStore,
 } from './store-file.ts';
+import { workTreeLabel } from './work-tree.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -264,20 +265,6 @@ const quantile = (sorted: ArrayLike<number>, q: number) =>
   sorted.length === 0
     ? Number.NaN
     : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN);
-
-/** The commit measured, and how many files of the work tree differ from it (outside bench/). */
-function treeLabel(): string {
-  try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT }).toString();
-    const head = git('rev-parse', '--short', 'HEAD').trim();
-    const changed = git('status', '--porcelain', '--untracked-files=no')
-      .split('\n')
-      .filter((line) => line.trim() !== '' && !line.slice(3).startsWith('bench/')).length;
-    return changed === 0 ? head : `${head} + ${changed} uncommitted changed files outside bench/`;
-  } catch {
-    return 'unknown';
-  }
-}
 
 /** A closed loop of `clients` in this process (undici pool, one connection per client). */
 async function nodeLoad(origin: string, keys: readonly string[], seconds: number): Promise<LoadResult> {
@@ -503,7 +490,7 @@ function render(r: Report): string {
   const lines = [
     '# Soak: the local stack on its SQLite store under steady load',
     '',
-    `Produced by \`${knobs}npm run bench:soak\` (${(r.elapsedS / 60).toFixed(1)} min), started ${r.startedAt}. Machine: ${machine}; Node ${process.version}. Measured tree: ${treeLabel()}.`,
+    `Produced by \`${knobs}npm run bench:soak\` (${(r.elapsedS / 60).toFixed(1)} min), started ${r.startedAt}. Machine: ${machine}; Node ${process.version}. Measured tree: ${workTreeLabel(ROOT)}.`,
     '',
     ...(load.seconds.length < 300
       ? [
