@@ -112,21 +112,23 @@ describe('billing scripts: Redis work per request', () => {
     await redis.hset('snap:w', 'balance', '1000000000000', 'version', '1');
     expect((await scripts.admit(admitCall('req-0', 5_000n)))[0]).toBe('admitted');
     await redis.config('RESETSTAT');
+    // A full call: as many admissions as one call takes.
+    const n = MAX_ADMIT_BATCH;
     const replies = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => scripts.admit(admitCall(`req-${i + 1}`, 5_000n))),
+      Array.from({ length: n }, (_, i) => scripts.admit(admitCall(`req-${i + 1}`, 5_000n))),
     );
     expect(replies.map((reply) => reply.slice(0, 3))).toEqual(
-      Array.from({ length: 10 }, (_, i) => ['admitted', 3000, 3000 - 2 - i]),
+      Array.from({ length: n }, (_, i) => ['admitted', 3000, 3000 - 2 - i]),
     );
     const counts = await commandCounts();
     expect(counts.scripts).toBe(1);
     // The first as above (16, with the call's one clock); each next one: snapshot, rate window (2),
     // and per hold set the hold alone (3): the sets' totals and life are known from the first.
-    expect(counts.inside).toBe(16 + 9 * 9);
+    expect(counts.inside).toBe(16 + (n - 1) * 9);
     expect(await callsOf('time')).toBe(1);
-    expect(await total(wallet)).toBe(String(11 * 5_000));
-    expect(await total(key)).toBe(String(11 * 5_000));
-    expect(await redis.zcard(wallet.expiries)).toBe(11);
+    expect(await total(wallet)).toBe(String((n + 1) * 5_000));
+    expect(await total(key)).toBe(String((n + 1) * 5_000));
+    expect(await redis.zcard(wallet.expiries)).toBe(n + 1);
   });
 
   it('counts the holds admitted earlier in the same call against the wallet', async () => {
