@@ -19,7 +19,7 @@ import {
 } from '../openapi/responses.ts';
 import { chatRequestSchema, dropNullFields } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
-import { dropNullModel } from '../schemas/null-model.ts';
+import { dropNullModel } from '../schemas/null-fields.ts';
 import { completeChat } from '../use-cases/complete-chat.ts';
 import { openChatStream } from '../use-cases/stream-chat.ts';
 

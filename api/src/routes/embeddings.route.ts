@@ -17,7 +17,7 @@ import {
 } from '../openapi/responses.ts';
 import { embeddingListSchema } from '../schemas/chat-response.schema.ts';
 import { embeddingRequestSchema } from '../schemas/embedding-request.schema.ts';
-import { dropNullModel } from '../schemas/null-model.ts';
+import { dropNullModel } from '../schemas/null-fields.ts';
 import { createEmbeddings } from '../use-cases/create-embeddings.ts';
 
 export interface EmbeddingsRouteDeps {

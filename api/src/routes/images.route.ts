@@ -17,8 +17,9 @@ import {
   UPSTREAM,
   WITH_BODY,
 } from '../openapi/responses.ts';
-import { imageRequestSchema } from '../schemas/media-request.schema.ts';
+import { imageRequestSchema, NULLABLE_IMAGE_FIELDS } from '../schemas/media-request.schema.ts';
 import { imagesResponseSchema } from '../schemas/media-response.schema.ts';
+import { dropNullFieldsHook } from '../schemas/null-fields.ts';
 import { type MediaDeps, runSyncJob } from '../use-cases/run-sync-job.ts';
 
 export interface ImagesRouteDeps {
@@ -35,6 +36,7 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
     '/v1/images/generations',
     {
       attachValidation: true,
+      preValidation: dropNullFieldsHook(NULLABLE_IMAGE_FIELDS),
       schema: {
         tags: ['Images'],
         operationId: 'createImage',

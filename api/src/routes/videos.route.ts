@@ -20,7 +20,7 @@ import {
 } from '../openapi/responses.ts';
 import { videoRequestSchema } from '../schemas/media-request.schema.ts';
 import { videoDeletedSchema, videoListSchema, videoSchema } from '../schemas/media-response.schema.ts';
-import { dropNullModel } from '../schemas/null-model.ts';
+import { dropNullModel } from '../schemas/null-fields.ts';
 import { readVideoContent } from '../use-cases/account-videos.ts';
 import { createVideo } from '../use-cases/create-video.ts';
 import { deleteVideo } from '../use-cases/delete-video.ts';

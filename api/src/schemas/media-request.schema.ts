@@ -17,6 +17,19 @@ export const imageRequestSchema = {
   },
 } as const;
 
+/**
+ * The image fields the convention lets be `null` (its SDKs type them `… | null`): sent as null they
+ * are dropped before validation, so the default model, one image and the model's size apply.
+ */
+export const NULLABLE_IMAGE_FIELDS: readonly string[] = [
+  'model',
+  'n',
+  'size',
+  'quality',
+  'background',
+  'response_format',
+];
+
 export const speechRequestSchema = {
   type: 'object',
   required: ['input', 'voice'],

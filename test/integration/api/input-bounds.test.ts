@@ -311,7 +311,7 @@ describe('the model of a video request', () => {
 });
 
 describe('a null model', () => {
-  it('is a missing one on chat and embeddings: 400 model_required, counted, nothing charged', async () => {
+  it('is a missing one on chat and embeddings (400 model_required), and not given on images', async () => {
     const k = await createFundedKey(t.app, { topUp: 1_000 });
     const before = await t.services.billing.balanceOf(k.accountId);
     const bodies: Array<[string, Record<string, unknown>]> = [
@@ -328,6 +328,30 @@ describe('a null model', () => {
       });
       expect(res.headers['x-ratelimit-limit']).toBe('60');
     }
+    // An image request's nullable fields sent as null are not given: it is valid (the default
+    // model, one image), so an empty wallet answers 402, where a wrong type answers 422.
+    const empty = await createFundedKey(t.app, { topUp: 0 });
+    const nulls = {
+      model: null,
+      n: null,
+      size: null,
+      quality: null,
+      background: null,
+      response_format: null,
+    };
+    const image = await post(
+      '/v1/images/generations',
+      JSON.stringify({ prompt: 'a cat', ...nulls }),
+      empty.key,
+    );
+    expect(image.statusCode, image.body).toBe(402);
+    expect(image.json<ErrorBody>().error.code).toBe('insufficient_quota');
+    const wrong = await post(
+      '/v1/images/generations',
+      JSON.stringify({ prompt: 'a cat', n: 'two' }),
+      empty.key,
+    );
+    expect(wrong.statusCode).toBe(422);
     // A model of the wrong type is still a type error (a number is not a missing model).
     const numeric = await post('/v1/embeddings', JSON.stringify({ model: 7, input: 'x' }), k.key);
     expect(numeric.statusCode).toBe(400);

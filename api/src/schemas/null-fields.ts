@@ -1,0 +1,23 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+type PreValidation = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
+
+/**
+ * A `preValidation` hook that drops the given top-level fields of a JSON body when they are sent
+ * as `null`: for fields the convention lets be null, null means "not given" (its SDKs send it for
+ * an explicit `None`/`null`), so the request is validated, defaulted and answered as without them.
+ */
+export function dropNullFieldsHook(fields: readonly string[]): PreValidation {
+  return (request, _reply, done) => {
+    const body = request.body as Record<string, unknown> | null | undefined;
+    if (typeof body === 'object' && body !== null && !Array.isArray(body))
+      for (const field of fields) if (body[field] === null) delete body[field];
+    done();
+  };
+}
+
+/**
+ * For the routes whose `model` is required (chat, embeddings, videos): `"model": null` has no
+ * model, so it answers 400 `model_required` like a body without the field, not a type error.
+ */
+export const dropNullModel: PreValidation = dropNullFieldsHook(['model']);
