@@ -538,12 +538,10 @@ async function main(): Promise<void> {
         const stagedFloor = startProcess({
           name: 'floor-proxy (stages)',
           command: process.execPath,
-          args: ['--import', STAGE_TIMING_PRELOAD, FLOOR_PROXY, '--port', String(floorPort)].concat([
-            '--upstream',
-            peers.mockUrl,
-            '--redis',
-            gateway.redisUrl,
-          ]),
+          args: [
+            ...['--import', STAGE_TIMING_PRELOAD, FLOOR_PROXY],
+            ...['--port', String(floorPort), '--upstream', peers.mockUrl, '--redis', gateway.redisUrl],
+          ],
           cwd: ROOT,
           env: { ...process.env, BENCH_STAGES_DIR: dir },
           logFile: join(LOGS, 'floor-proxy-stages.log'),

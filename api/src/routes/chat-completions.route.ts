@@ -17,9 +17,9 @@ import {
   UPSTREAM,
   WITH_BODY,
 } from '../openapi/responses.ts';
-import { chatRequestSchema, dropNullFields } from '../schemas/chat-request.schema.ts';
+import { chatRequestSchema, NULLABLE_CHAT_FIELDS } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
-import { dropNullModel } from '../schemas/null-fields.ts';
+import { dropNullFieldsHook } from '../schemas/null-fields.ts';
 import { completeChat } from '../use-cases/complete-chat.ts';
 import { openChatStream } from '../use-cases/stream-chat.ts';
 
@@ -27,6 +27,12 @@ export interface ChatRouteDeps {
   readonly catalogue: Catalogue;
   readonly chat: ChatDeps;
 }
+
+/**
+ * `null` for a field the convention lets be null means "not given" (chat-request.schema.ts), and a
+ * null model is a missing one (400 model_required): all dropped before validation.
+ */
+const dropChatNulls = dropNullFieldsHook([...NULLABLE_CHAT_FIELDS, 'model']);
 
 /** `POST /v1/chat/completions`, streamed or not, over the model's routes with fallback. */
 export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRouteDeps): Promise<void> {
@@ -60,12 +66,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
           }),
         },
       },
-      // `null` for a field the convention lets be null means "not given" (chat-request.schema.ts);
-      // a null model is a missing one (model_required).
-      preValidation: (request, reply, done) => {
-        dropNullFields(request.body);
-        dropNullModel(request, reply, done);
-      },
+      preValidation: dropChatNulls,
       config: {
         admission: {
           model: bodyModelName,

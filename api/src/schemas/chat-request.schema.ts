@@ -177,7 +177,7 @@ export const chatRequestSchema = {
 
 /**
  * The fields the convention lets a client send as `null` for "not given" (the OpenAI SDKs type
- * them `T | null`). The route drops such a field before validation (`dropNullFields`), so nothing
+ * them `T | null`). The route drops such a field before validation (`dropNullFieldsHook`), so nothing
  * after it ever sees a null: it is as if the field were absent.
  */
 export const NULLABLE_CHAT_FIELDS: readonly string[] = Object.entries(chatRequestSchema.properties)
@@ -186,13 +186,6 @@ export const NULLABLE_CHAT_FIELDS: readonly string[] = Object.entries(chatReques
     return (Array.isArray(type) && type.includes('null')) || values?.includes(null) === true;
   })
   .map(([field]) => field);
-
-/** Removes the nullable fields sent as `null` from a request body (see `NULLABLE_CHAT_FIELDS`). */
-export function dropNullFields(body: unknown): void {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  const fields = body as Record<string, unknown>;
-  for (const field of NULLABLE_CHAT_FIELDS) if (fields[field] === null) delete fields[field];
-}
 
 /** The fields of the spec's table: the only ones the gateway forwards. */
 export const CHAT_REQUEST_FIELDS = Object.keys(chatRequestSchema.properties);

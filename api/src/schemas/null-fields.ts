@@ -17,7 +17,8 @@ export function dropNullFieldsHook(fields: readonly string[]): PreValidation {
 }
 
 /**
- * For the routes whose `model` is required (chat, embeddings, videos): `"model": null` has no
- * model, so it answers 400 `model_required` like a body without the field, not a type error.
+ * For the routes whose `model` is required (embeddings, videos; chat drops it with its other
+ * nullable fields): `"model": null` has no model, so it answers 400 `model_required` like a body
+ * without the field, not a type error.
  */
 export const dropNullModel: PreValidation = dropNullFieldsHook(['model']);

@@ -4,8 +4,9 @@ import type { AdmitCall, AdmitReply } from './billing-scripts.ts';
 /**
  * At most this many admissions share one script call; more leave in the next. A batch waits for
  * its last admission, so under bursts the first requests of a full batch wait while the api reads
- * the others: at 50 ms upstream with 50 clients a cap of 16 added about 2.5 ms at p50 against 8, 4
- * or 2, while at 0 ms 8 costs about 1 % more CPU per request than 16 and 4 about 7 % (docs/money-core.md).
+ * the others: at 50 ms upstream with 50 clients a cap of 16 added 0.3 to 3 ms at p50 against 8 in
+ * alternating runs, while at 0 ms 8 costs about 1 % more CPU per request than 16 and 4 about 7 %
+ * (docs/money-core.md).
  */
 export const MAX_ADMIT_BATCH = 8;
 

@@ -37,7 +37,8 @@ describe('workTreeLabel', () => {
     expect(workTreeLabel(root)).toBe(`${head} + 2 uncommitted changed files outside bench/`);
   });
 
-  it('says unknown outside a git checkout', () => {
+  it('says unknown outside a git checkout, and for a folder that is not there', () => {
+    expect(workTreeLabel(scratch())).toBe('unknown');
     expect(workTreeLabel(join(scratch(), 'missing'))).toBe('unknown');
   });
 });
