@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { AppError } from '../../../shared/src/errors/app-error.ts';
@@ -7,6 +6,7 @@ import { observed, type UsageAccumulator } from '../../../shared/src/native/stre
 import { observeTimeToFirstToken } from '../../../shared/src/observability/http-metrics.ts';
 import { classifyTransportError } from '../../../shared/src/upstream/upstream-client.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
+import { pumpedBody } from '../streaming/pumped-body.ts';
 import type { NativeAnswer, NativeRejection } from './forward-native.ts';
 import type { NativeDeps } from './native-deps.ts';
 import { costHeaderValue, costOf, SERVICE_COST_HEADER, settleNative } from './settle-native.ts';
@@ -113,7 +113,7 @@ export function sendStream(
       }
     }
   }
-  return reply.code(answer.response.status).send(Readable.from(chunks(), { objectMode: false }));
+  return reply.code(answer.response.status).send(pumpedBody(chunks()));
 }
 
 /** The usage of a whole answer; an answer that is not what its protocol says is the provider's 502. */
