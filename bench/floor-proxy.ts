@@ -11,7 +11,9 @@
  * through an undici `Agent` (keep-alive), the answer parsed and serialized again; the Redis
  * connection and the Agent are made by the api's own factories (`createRedis`, `createUpstreamAgent`
  * with the default `UPSTREAM_*` settings), so their options and timers are the api's. No key check,
- * validation, billing, settlement, metrics nor error handling: those are what the api adds.
+ * validation, billing, settlement, metrics nor error handling: those are what the api adds. A
+ * streamed request (`"stream": true`) gets the upstream's bytes piped through as they arrive: the
+ * floor of a stream, where the api parses, translates and re-serializes every event.
  *
  * Usage: node bench/floor-proxy.ts --port N --upstream http://127.0.0.1:M --redis redis://...
  * Prints `floor-proxy listening on <url>` once ready.
@@ -58,7 +60,7 @@ const agent = createUpstreamAgent(UPSTREAM_DEFAULTS);
 
 const app = Fastify({ logger: false });
 app.post('/v1/chat/completions', async (request, reply) => {
-  const body = request.body as { model?: unknown };
+  const body = request.body as { model?: unknown; stream?: unknown };
   await floorAdmit(...KEYS, '3000', '60000', request.id, '1000', '60000', '0', '', '1', '1');
   const answer = await agent.request({
     origin: upstream.origin,
@@ -67,6 +69,12 @@ app.post('/v1/chat/completions', async (request, reply) => {
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-anything' },
     body: JSON.stringify(body),
   });
+  // A stream: the upstream's bytes relayed as they come (undici's body piped into the answer),
+  // with no event parsed, translated nor checked, where the api translates every event.
+  if (body.stream === true) {
+    reply.code(answer.statusCode).header('content-type', 'text/event-stream; charset=utf-8');
+    return answer.body;
+  }
   const parsed: unknown = JSON.parse(await answer.body.text());
   reply.code(answer.statusCode).header('content-type', 'application/json; charset=utf-8');
   return JSON.stringify(parsed);

@@ -429,6 +429,7 @@ async function main(): Promise<void> {
       TARGETS_FILE: targetsFile(`sse-targets-${probe}.json`, [
         direct,
         gatewayTarget(gateway, gateway.loadKeys[probe] ?? gateway.probeKey),
+        floor,
       ]),
       OUT_DIR: OUT,
       STREAM_WARMUP: String(settings.probeWarmup),

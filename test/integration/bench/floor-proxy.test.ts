@@ -70,6 +70,34 @@ describe('floor proxy', () => {
     expect(sent[0]?.url).toBe('/v1/chat/completions');
   });
 
+  it("relays a stream's bytes as the upstream sent them, after its one script call", async () => {
+    const before = Number(await redis.hget('floor:rate', 'requests'));
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'mock-delay-0',
+        stream: true,
+        messages: [{ role: 'user', content: 'hello' }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await response.text();
+    const events = text.split('\n\n').filter((event) => event.startsWith('data: '));
+    expect(events.length).toBeGreaterThan(2);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    // Untouched: the upstream's own chunks (its id and model), not a translation.
+    expect(JSON.parse((events[0] as string).slice('data: '.length))).toMatchObject({
+      object: 'chat.completion.chunk',
+      model: 'mock-delay-0',
+    });
+    expect(Number(await redis.hget('floor:rate', 'requests'))).toBe(before + 1);
+    expect(JSON.parse(upstream.requests.at(-1)?.body.toString('utf8') ?? '{}')).toMatchObject({
+      stream: true,
+    });
+  });
+
   it("passes the upstream's refusal back with its status", async () => {
     const response = await chat('missing-model');
     expect(response.status).toBe(404);
