@@ -71,6 +71,8 @@ export interface RunInfo {
   readonly profile: { readonly file: string; readonly summary: ProfileSummary } | undefined;
   /** The many-streams phase (absent: skipped, or a run from before it existed). */
   readonly streams?: ManyStreamsResult | undefined;
+  /** The same streams through a fresh floor proxy: the libraries' own memory. */
+  readonly floorStreams?: ManyStreamsResult | undefined;
   /** The stage-timing phase (absent: skipped, or a run from before it existed). */
   readonly stages?: StagesRun | undefined;
   readonly portkeyVersion: string;
@@ -192,10 +194,14 @@ function storeSection(info: RunInfo): string {
 /** RSS bound of the api with 1,000 streams open (the hot-path issue). */
 const MANY_STREAMS_RSS_MB = 200;
 
-function manyStreamsSection(r: ManyStreamsResult, verdicts: Verdict[]): string {
+function manyStreamsSection(
+  r: ManyStreamsResult,
+  floor: ManyStreamsResult | undefined,
+  verdicts: Verdict[],
+): string {
   verdicts.push({
     what: `${r.count} concurrent streams: api RSS < ${MANY_STREAMS_RSS_MB} MB, all answered`,
-    measured: `peak ${n(r.rssPeakMb)} MB (${n(r.rssBeforeMb)} MB before), ${r.ok}/${r.count} ok`,
+    measured: `peak ${n(r.rssPeakMb)} MB (${n(r.rssBeforeMb)} MB before), ${r.ok}/${r.count} ok${besideFloor(floor && `peak ${n(floor.rssPeakMb)} MB, ${n(floor.rssBeforeMb)} before`)}`,
     met: r.rssPeakMb < MANY_STREAMS_RSS_MB && r.failed === 0,
     gap:
       r.rssPeakMb < MANY_STREAMS_RSS_MB
@@ -206,9 +212,17 @@ function manyStreamsSection(r: ManyStreamsResult, verdicts: Verdict[]): string {
   });
   let md = `\n## ${r.count} streams open at once\n\n`;
   md += `\`bench/many-streams.ts\`, on a fresh api: ${PROBES} streams opened one after the other (each once the previous one's first token came: the first token of a stream alone), then ${r.count} streamed requests started together, then, once all of them had their first token, ${PROBES} more one after the other while they were open (the first token of a stream amid ${r.count} open ones), and ${PROBES} more once they had all ended (a stream alone again, on the api now warm). The mock sends 20 chunks 250 ms apart, so a stream stays open about 5 s. The api's memory: VmRSS sampled every 50 ms and the kernel's peak (VmHWM). First token: from the request sent to the first bytes of the answer.\n\n`;
+  if (floor !== undefined)
+    md += `The same on a fresh floor proxy (the load tables' floor, relaying the upstream's bytes): what the libraries alone hold with the streams open.\n\n`;
   md +=
-    '| streams | ok | failed | api RSS before MB | api RSS peak MB | TTFT alone p50 ms: fresh / warm | TTFT amid the open streams p50 ms (still open) | burst TTFT p50 ms | burst TTFT p99 ms | burst TTFT max ms | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|\n';
-  md += `| ${r.count} | ${r.ok} | ${r.failed} | ${n(r.rssBeforeMb)} | ${n(r.rssPeakMb)} | ${n(r.aloneTtftMs)} / ${n(r.aloneAfterTtftMs)} | ${n(r.amidTtftMs)} (${r.openAmid}) | ${n(r.ttftP50Ms)} | ${n(r.ttftP99Ms)} | ${n(r.ttftMaxMs)} | ${n(r.wallS)} |\n`;
+    '| target | streams | ok | failed | RSS before MB | RSS peak MB | TTFT alone p50 ms: fresh / warm | TTFT amid the open streams p50 ms (still open) | burst TTFT p50 ms | burst TTFT p99 ms | burst TTFT max ms | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+  for (const [target, row] of [
+    ['gateway (api)', r],
+    ['floor', floor],
+  ] as const) {
+    if (row === undefined) continue;
+    md += `| ${target} | ${row.count} | ${row.ok} | ${row.failed} | ${n(row.rssBeforeMb)} | ${n(row.rssPeakMb)} | ${n(row.aloneTtftMs)} / ${n(row.aloneAfterTtftMs)} | ${n(row.amidTtftMs)} (${row.openAmid}) | ${n(row.ttftP50Ms)} | ${n(row.ttftP99Ms)} | ${n(row.ttftMaxMs)} | ${n(row.wallS)} |\n`;
+  }
   if (r.firstFailure !== undefined) md += `\nFirst failure: \`${r.firstFailure.replaceAll('`', "'")}\`\n`;
   if (r.probesFailed > 0)
     md += `\n${r.probesFailed} of the ${r.probes} probe streams failed (their first tokens left out); the first: \`${(r.firstProbeFailure ?? '').replaceAll('`', "'")}\`\n`;
@@ -349,7 +363,7 @@ export function writeResults(info: RunInfo): string {
       }
     }
   }
-  if (info.streams !== undefined) md += manyStreamsSection(info.streams, verdicts);
+  if (info.streams !== undefined) md += manyStreamsSection(info.streams, info.floorStreams, verdicts);
   md += '\n## Sequential requests (one at a time)\n\n';
   md += `Non-streaming, concurrency 1, 0 ms upstream delay, ${info.settings.sequentialRequests ?? 200} timed requests per target after ${warmup} un-timed ones (node:http client, sub-ms resolution): the per-request latency each hop adds without queueing${sequential.some((r) => r.target === 'floor') ? ' (floor: the libraries alone, as in the load tables)' : ''}.\n\n`;
   md += '| target | ok/n | p50 ms | p99 ms | mean ms | added p50 ms |\n|---|---|---|---|---|---|\n';

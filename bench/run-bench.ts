@@ -140,6 +140,7 @@ interface Peers {
   /** The floor proxy (bench/floor-proxy.ts) and the Redis of its one script call per request. */
   readonly floor: Owned;
   readonly floorUrl: string;
+  readonly floorRedisUrl: string;
 }
 
 /** The mock upstream, the Portkey peer and the floor proxy: started once for the whole run. */
@@ -179,7 +180,7 @@ async function startPeers(): Promise<Peers> {
   });
   const floorUrl = `http://127.0.0.1:${floorPort}`;
   await waitForHttp(`${floorUrl}/`, floor);
-  return { mock, mockUrl, portkey, portkeyUrl, floor, floorUrl };
+  return { mock, mockUrl, portkey, portkeyUrl, floor, floorUrl, floorRedisUrl: floorRedis.url };
 }
 
 /**
@@ -457,12 +458,14 @@ async function main(): Promise<void> {
   });
   // 3. Many streams open at once, on a slow upstream stream: the api's memory and the first token.
   let streams: ManyStreamsResult | undefined;
+  let floorStreams: ManyStreamsResult | undefined;
+  const slowStream = 'mock-delay-0-chunks-20-chunkdelay-250';
   if (settings.manyStreams > 0) {
     await inPhase('streams', async (gateway) => {
       streams = await manyStreams({
         origin: gateway.url,
         key: gateway.probeKey,
-        model: 'openai/mock-delay-0-chunks-20-chunkdelay-250',
+        model: `openai/${slowStream}`,
         count: settings.manyStreams,
         pid: gateway.api.pid,
       });
@@ -470,6 +473,41 @@ async function main(): Promise<void> {
         `streams: ${streams.ok}/${streams.count} ok, api RSS ${streams.rssBeforeMb.toFixed(0)} → peak ${streams.rssPeakMb.toFixed(0)} MB, TTFT alone ${streams.aloneTtftMs.toFixed(1)} ms (warm ${streams.aloneAfterTtftMs.toFixed(1)}), amid ${streams.amidTtftMs.toFixed(1)} ms (${streams.openAmid} open), burst p50 ${streams.ttftP50Ms.toFixed(1)} / p99 ${streams.ttftP99Ms.toFixed(1)} ms`,
       );
     });
+    // The same on a fresh floor proxy (the run's own has served the load phases): the memory of
+    // the libraries alone with the streams open.
+    const floorPort = await freePort();
+    const freshFloor = startProcess({
+      name: 'floor-proxy (streams)',
+      command: process.execPath,
+      args: [
+        FLOOR_PROXY,
+        '--port',
+        String(floorPort),
+        '--upstream',
+        peers.mockUrl,
+        '--redis',
+        peers.floorRedisUrl,
+      ],
+      cwd: ROOT,
+      logFile: join(LOGS, 'floor-proxy-streams.log'),
+      cpus: settings.serverCpus,
+    });
+    try {
+      const origin = `http://127.0.0.1:${floorPort}`;
+      await waitForHttp(`${origin}/`, freshFloor);
+      floorStreams = await manyStreams({
+        origin,
+        key: 'unused',
+        model: slowStream,
+        count: settings.manyStreams,
+        pid: freshFloor.pid,
+      });
+      log(
+        `streams (floor): ${floorStreams.ok}/${floorStreams.count} ok, RSS ${floorStreams.rssBeforeMb.toFixed(0)} → peak ${floorStreams.rssPeakMb.toFixed(0)} MB`,
+      );
+    } finally {
+      await freshFloor.stop(API_STOP_GRACE_MS);
+    }
   }
   await inPhase('sequential', (gateway) =>
     runHarness(
@@ -596,6 +634,7 @@ async function main(): Promise<void> {
     profile,
     stages,
     streams,
+    floorStreams,
     portkeyVersion: packageVersion(join(HARNESS, 'node_modules', '@portkey-ai', 'gateway')),
     tree: TREE.label,
   };
