@@ -9,6 +9,7 @@
  */
 
 import { MAX_OUTPUT_TOKENS_FIELD } from '../../../shared/src/billing/hold-estimate.ts';
+import { nullableFields } from './null-fields.ts';
 
 const HTTPS_OR_DATA_IMAGE = '^(https://\\S+|data:image/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=\\s]*)$';
 const DATA_PDF = '^data:application/pdf;base64,[A-Za-z0-9+/=\\s]*$';
@@ -180,12 +181,7 @@ export const chatRequestSchema = {
  * them `T | null`). The route drops such a field before validation (`dropNullFieldsHook`), so nothing
  * after it ever sees a null: it is as if the field were absent.
  */
-export const NULLABLE_CHAT_FIELDS: readonly string[] = Object.entries(chatRequestSchema.properties)
-  .filter(([, schema]) => {
-    const { type, enum: values } = schema as { type?: string | readonly string[]; enum?: readonly unknown[] };
-    return (Array.isArray(type) && type.includes('null')) || values?.includes(null) === true;
-  })
-  .map(([field]) => field);
+export const NULLABLE_CHAT_FIELDS = nullableFields(chatRequestSchema);
 
 /** The fields of the spec's table: the only ones the gateway forwards. */
 export const CHAT_REQUEST_FIELDS = Object.keys(chatRequestSchema.properties);

@@ -1,3 +1,5 @@
+import { nullableFields } from './null-fields.ts';
+
 /** JSON Schemas of the image and speech request bodies (spec); violations answer 422. */
 
 export const imageRequestSchema = {
@@ -5,30 +7,24 @@ export const imageRequestSchema = {
   required: ['prompt'],
   properties: {
     prompt: { type: 'string', minLength: 1, maxLength: 32_000 },
-    model: { type: 'string', minLength: 1 },
-    n: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
-    size: { type: 'string', pattern: '^([1-9][0-9]{1,4}x[1-9][0-9]{1,4}|auto)$' },
-    quality: { enum: ['low', 'medium', 'high', 'auto'] },
-    background: { type: 'string', maxLength: 32 },
+    // The nullable fields (the convention's SDKs type them `… | null`): null is not given.
+    model: { type: ['string', 'null'], minLength: 1 },
+    n: { type: ['integer', 'null'], minimum: 1, maximum: 4, default: 1 },
+    size: { type: ['string', 'null'], pattern: '^([1-9][0-9]{1,4}x[1-9][0-9]{1,4}|auto)$' },
+    quality: { type: ['string', 'null'], enum: ['low', 'medium', 'high', 'auto', null] },
+    background: { type: ['string', 'null'], maxLength: 32 },
     aspect_ratio: { type: 'string', pattern: '^[1-9][0-9]?:[1-9][0-9]?$' },
     // The convention's clients may ask for base64 explicitly; it is the only form answered.
-    response_format: { const: 'b64_json' },
+    response_format: { type: ['string', 'null'], enum: ['b64_json', null] },
     user: { type: 'string' },
   },
 } as const;
 
 /**
- * The image fields the convention lets be `null` (its SDKs type them `… | null`): sent as null they
- * are dropped before validation, so the default model, one image and the model's size apply.
+ * The image fields the schema lets be `null`: sent as null they are dropped before validation, so
+ * the default model, one image and the model's size apply.
  */
-export const NULLABLE_IMAGE_FIELDS: readonly string[] = [
-  'model',
-  'n',
-  'size',
-  'quality',
-  'background',
-  'response_format',
-];
+export const NULLABLE_IMAGE_FIELDS = nullableFields(imageRequestSchema);
 
 export const speechRequestSchema = {
   type: 'object',
