@@ -169,18 +169,38 @@ async function startPeers(): Promise<Peers> {
   await waitForHttp(`${portkeyUrl}/`, portkey);
   const floorRedis = await startRedisServer('redis-server', { detached: true });
   pinRunning(own('redis-server (floor)', floorRedis.process.child).pid, settings.storesCpus);
-  const floorPort = await freePort();
-  const floor = startProcess({
-    name: 'floor-proxy',
+  const { owned: floor, url: floorUrl } = await startFloor({ mockUrl, redisUrl: floorRedis.url });
+  return { mock, mockUrl, portkey, portkeyUrl, floor, floorUrl, floorRedisUrl: floorRedis.url };
+}
+
+/**
+ * A floor proxy (bench/floor-proxy.ts) on a free port of the server CPU, once it answers. `label`
+ * names a phase's own one (its process and log file); `preload` and `env` go to its node.
+ */
+async function startFloor(options: {
+  readonly mockUrl: string;
+  readonly redisUrl: string;
+  readonly label?: string;
+  readonly preload?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}): Promise<{ owned: Owned; url: string }> {
+  const port = await freePort();
+  const suffix = options.label === undefined ? '' : `-${options.label}`;
+  const owned = startProcess({
+    name: options.label === undefined ? 'floor-proxy' : `floor-proxy (${options.label})`,
     command: process.execPath,
-    args: [FLOOR_PROXY, '--port', String(floorPort), '--upstream', mockUrl, '--redis', floorRedis.url],
+    args: [
+      ...(options.preload ?? []),
+      ...[FLOOR_PROXY, '--port', String(port), '--upstream', options.mockUrl, '--redis', options.redisUrl],
+    ],
     cwd: ROOT,
-    logFile: join(LOGS, 'floor-proxy.log'),
+    env: options.env,
+    logFile: join(LOGS, `floor-proxy${suffix}.log`),
     cpus: settings.serverCpus,
   });
-  const floorUrl = `http://127.0.0.1:${floorPort}`;
-  await waitForHttp(`${floorUrl}/`, floor);
-  return { mock, mockUrl, portkey, portkeyUrl, floor, floorUrl, floorRedisUrl: floorRedis.url };
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/`, owned);
+  return { owned, url };
 }
 
 /**
@@ -475,38 +495,24 @@ async function main(): Promise<void> {
     });
     // The same on a fresh floor proxy (the run's own has served the load phases): the memory of
     // the libraries alone with the streams open.
-    const floorPort = await freePort();
-    const freshFloor = startProcess({
-      name: 'floor-proxy (streams)',
-      command: process.execPath,
-      args: [
-        FLOOR_PROXY,
-        '--port',
-        String(floorPort),
-        '--upstream',
-        peers.mockUrl,
-        '--redis',
-        peers.floorRedisUrl,
-      ],
-      cwd: ROOT,
-      logFile: join(LOGS, 'floor-proxy-streams.log'),
-      cpus: settings.serverCpus,
+    const freshFloor = await startFloor({
+      mockUrl: peers.mockUrl,
+      redisUrl: peers.floorRedisUrl,
+      label: 'streams',
     });
     try {
-      const origin = `http://127.0.0.1:${floorPort}`;
-      await waitForHttp(`${origin}/`, freshFloor);
       floorStreams = await manyStreams({
-        origin,
+        origin: freshFloor.url,
         key: 'unused',
         model: slowStream,
         count: settings.manyStreams,
-        pid: freshFloor.pid,
+        pid: freshFloor.owned.pid,
       });
       log(
         `streams (floor): ${floorStreams.ok}/${floorStreams.count} ok, RSS ${floorStreams.rssBeforeMb.toFixed(0)} → peak ${floorStreams.rssPeakMb.toFixed(0)} MB`,
       );
     } finally {
-      await freshFloor.stop(API_STOP_GRACE_MS);
+      await freshFloor.owned.stop(API_STOP_GRACE_MS);
     }
   }
   await inPhase('sequential', (gateway) =>
@@ -579,35 +585,27 @@ async function main(): Promise<void> {
       'stages',
       async (gateway) => {
         const dir = join(gateway.scratch, 'stages');
-        const floorPort = await freePort();
-        const stagedFloor = startProcess({
-          name: 'floor-proxy (stages)',
-          command: process.execPath,
-          args: [
-            ...['--import', STAGE_TIMING_PRELOAD, FLOOR_PROXY],
-            ...['--port', String(floorPort), '--upstream', peers.mockUrl, '--redis', gateway.redisUrl],
-          ],
-          cwd: ROOT,
+        const stagedFloor = await startFloor({
+          mockUrl: peers.mockUrl,
+          redisUrl: gateway.redisUrl,
+          label: 'stages',
+          preload: ['--import', STAGE_TIMING_PRELOAD],
           env: { ...process.env, BENCH_STAGES_DIR: dir },
-          logFile: join(LOGS, 'floor-proxy-stages.log'),
-          cpus: settings.serverCpus,
         });
         try {
-          const floorUrl = `http://127.0.0.1:${floorPort}`;
-          await waitForHttp(`${floorUrl}/`, stagedFloor);
           await runHarness('bench.mjs', 'stages-load', {
             ...loadEnv(gateway, settings.stageDelay, settings.warmupNext),
             TARGETS_FILE: targetsFile('stages-targets.json', [
               gatewayTarget(gateway, gateway.loadKeys[0] ?? ''),
-              { name: 'floor', url: floorUrl, headers: {} },
+              { name: 'floor', url: stagedFloor.url, headers: {} },
             ]),
             OUT_DIR: join(OUT, 'stages-load'),
-            MONITOR_PIDS: `api:${gateway.api.pid},floor:${stagedFloor.pid}`,
+            MONITOR_PIDS: `api:${gateway.api.pid},floor:${stagedFloor.owned.pid}`,
             DURATION: String(settings.stageSeconds),
             ROUNDS: '1',
           });
         } finally {
-          await stagedFloor.stop();
+          await stagedFloor.owned.stop();
         }
         stages = {
           delayMs: settings.stageDelay,
