@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { writeKeepingAnalysis } from './kept-analysis.ts';
 import { formatLoopDelay, type LoopDelay } from './loop-delay.ts';
 import { type ManyStreamsResult, PROBES } from './many-streams.ts';
+import { type OnCpuRun, onCpuSection } from './on-cpu.ts';
 import type { ProfileSummary, Share } from './profile-summary.ts';
 import type { RedisWork } from './redis-work.ts';
 import { type StagesRun, stageTimingSection } from './stage-timing.ts';
@@ -48,6 +49,9 @@ export interface RunInfo {
     readonly profileDelay?: number;
     readonly stageSeconds?: number;
     readonly stageDelay?: number;
+    readonly onCpuSeconds?: number;
+    readonly onCpuDelays?: readonly number[];
+    readonly onCpuWarmup?: number;
     readonly serverCpus: string;
     readonly storesCpus: string;
     readonly loadgenCpus: string;
@@ -69,6 +73,8 @@ export interface RunInfo {
   /** 1-minute load average at the start and the end of each phase. */
   readonly loadAverage: Readonly<Record<string, readonly [number, number]>>;
   readonly profile: { readonly file: string; readonly summary: ProfileSummary } | undefined;
+  /** The on-CPU phase (absent in runs from before it existed). */
+  readonly onCpu?: OnCpuRun | undefined;
   /** The many-streams phase (absent: skipped, or a run from before it existed). */
   readonly streams?: ManyStreamsResult | undefined;
   /** The same streams through a fresh floor proxy: the libraries' own memory. */
@@ -407,6 +413,12 @@ export function writeResults(info: RunInfo): string {
     md += table('Busiest functions of any origin, self time', p.topSelf, 8);
   }
 
+  md += onCpuSection(
+    info.onCpu,
+    info.settings.serverCpus,
+    info.settings.onCpuSeconds ?? 10,
+    info.settings.onCpuWarmup ?? 5,
+  );
   md += stageTimingSection(info.stages);
   md += storeSection(info);
 
@@ -415,7 +427,7 @@ export function writeResults(info: RunInfo): string {
     verdictTable += `| ${v.what} | ${v.measured} | ${v.met === undefined ? 'n/a' : v.met ? '**met**' : '**not met**'} | ${v.gap} |\n`;
   md = md.replace('<!-- VERDICTS -->', verdictTable.trimEnd());
 
-  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 9-10 min: these phases, about 8 min, alone with \`npm run bench:chat\`, then the media phases, alone with \`npm run bench:media\`, then the web console's pages, alone with \`npm run bench:console\`: [\`bench/CONSOLE-RESULTS.md\`](CONSOLE-RESULTS.md)). It copies the load harness, \`bench/harness/\` (its README says what each file does), to \`.local/bench-harness\` (\`npm ci\` there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree; it must have the SQLite store), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_STAGE_SECONDS\` (${info.settings.stageSeconds ?? 0} s of load per target in the stage-timing phase; 0 skips it), \`BENCH_STAGE_DELAY\` (${info.settings.stageDelay ?? 50} ms upstream delay there), \`BENCH_KEEP_STORE\` (${info.settings.keepStore === true ? 1 : 0}; 1 keeps each phase's SQLite file in the results folder), \`BENCH_LOOP_DELAY\` (${info.settings.loopDelay === false ? 0 : 1}; 0 leaves the event-loop delay preload out of the api), \`BENCH_MANY_STREAMS\` (${info.settings.manyStreams ?? 1000}; streams held open at once, 0 skips that phase), \`BENCH_PROBE_WARMUP\` (${warmup} un-timed requests per target before each probe), \`BENCH_SEQUENTIAL_REQUESTS\` (${info.settings.sequentialRequests ?? 200} timed requests per target of the one-at-a-time probe), \`BENCH_STREAM_REQUESTS\` (${info.settings.streamRequests ?? 200} timed streams per target of the 10- and 1-at-a-time stream probes), \`SETTLEMENT_FLUSH_MS\` (passed to the api; unset: its default), \`SERVER_CPUS\` (${info.settings.serverCpus}; the api, the mock, Portkey and the floor proxy), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}; the phase's Redis and the floor proxy's), \`BENCH_TIME_LIMIT_S\`. The durable-store soak (the local stack of \`npm start\` under 50 clients for 5 min) is apart: \`npm run bench:soak\`, results in [\`bench/SOAK-RESULTS.md\`](SOAK-RESULTS.md).\n`;
+  md += `\n## How to run\n\n\`npm run bench\` (needs \`wrk\`: \`apt-get install -y wrk\`; \`redis-server\` as for \`npm start\`; about 10-11 min: these phases, about 9-10 min, alone with \`npm run bench:chat\`, then the media phases, alone with \`npm run bench:media\`, then the web console's pages, alone with \`npm run bench:console\`: [\`bench/CONSOLE-RESULTS.md\`](CONSOLE-RESULTS.md)). It copies the load harness, \`bench/harness/\` (its README says what each file does), to \`.local/bench-harness\` (\`npm ci\` there once), starts everything on free 127.0.0.1 ports and stops it at the end, on failure or Ctrl-C. \`node bench/report.ts bench/results/<stamp>\` rewrites this file from a run's \`info.json\`. Knobs (env): \`BENCH_REF\` (a commit to measure instead of the work tree; it must have the SQLite store), \`BENCH_WARMUP_NEXT\` (${info.settings.warmupNext} s per target before the second scenario), \`BENCH_DURATION\` (${info.settings.duration} s per segment), \`BENCH_ROUNDS\` (${info.settings.rounds}), \`BENCH_WARMUP_FIRST\` (${info.settings.warmupFirst} s per target before the first scenario), \`BENCH_WARMUP\` (${info.settings.warmup} s per target and scenario), \`BENCH_DELAYS\` (${info.settings.delays.join(',')}), \`BENCH_CONNECTIONS\` (${info.settings.connections}), \`BENCH_ACCOUNTS\` (${info.settings.accounts} × 25 keys), \`BENCH_PROFILE_SECONDS\` (${info.settings.profileSeconds}; 0 skips the profile), \`BENCH_PROFILE_DELAY\` (${info.settings.profileDelay ?? 0} ms upstream delay during the profile), \`BENCH_ONCPU_SECONDS\` (${info.settings.onCpuSeconds ?? 10} s recorded per target and delay in the on-CPU phase; 0 skips it; it needs Linux \`perf\`: \`apt-get install -y linux-perf\`, and is skipped with a note without it), \`BENCH_ONCPU_DELAYS\` (${(info.settings.onCpuDelays ?? [0, 50]).join(',')}), \`BENCH_ONCPU_WARMUP\` (${info.settings.onCpuWarmup ?? 5} s of load on both targets before the recordings), \`BENCH_STAGE_SECONDS\` (${info.settings.stageSeconds ?? 0} s of load per target in the stage-timing phase; 0 skips it), \`BENCH_STAGE_DELAY\` (${info.settings.stageDelay ?? 50} ms upstream delay there), \`BENCH_KEEP_STORE\` (${info.settings.keepStore === true ? 1 : 0}; 1 keeps each phase's SQLite file in the results folder), \`BENCH_LOOP_DELAY\` (${info.settings.loopDelay === false ? 0 : 1}; 0 leaves the event-loop delay preload out of the api), \`BENCH_MANY_STREAMS\` (${info.settings.manyStreams ?? 1000}; streams held open at once, 0 skips that phase), \`BENCH_PROBE_WARMUP\` (${warmup} un-timed requests per target before each probe), \`BENCH_SEQUENTIAL_REQUESTS\` (${info.settings.sequentialRequests ?? 200} timed requests per target of the one-at-a-time probe), \`BENCH_STREAM_REQUESTS\` (${info.settings.streamRequests ?? 200} timed streams per target of the 10- and 1-at-a-time stream probes), \`SETTLEMENT_FLUSH_MS\` (passed to the api; unset: its default), \`SERVER_CPUS\` (${info.settings.serverCpus}; the api, the mock, Portkey and the floor proxy), \`LOADGEN_CPUS\` (${info.settings.loadgenCpus}), \`STORES_CPUS\` (${info.settings.storesCpus || 'unpinned'}; the phase's Redis and the floor proxy's), \`BENCH_TIME_LIMIT_S\`. The durable-store soak (the local stack of \`npm start\` under 50 clients for 5 min) is apart: \`npm run bench:soak\`, results in [\`bench/SOAK-RESULTS.md\`](SOAK-RESULTS.md).\n`;
 
   const file = join(info.root, 'bench', 'RESULTS.md');
   writeKeepingAnalysis(file, md);

@@ -33,6 +33,7 @@ import { benchApiEnv } from './api-env.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { LOOP_DELAY_PRELOAD, loopDelayOf } from './loop-delay.ts';
 import { type ManyStreamsResult, manyStreams } from './many-streams.ts';
+import { type OnCpuSummary, perfUnusable, readSamples, recordCpus, summarizeSamples } from './on-cpu.ts';
 import {
   killAllNow,
   type Owned,
@@ -72,12 +73,19 @@ const settings = {
   // The stage-timing phase: seconds of load per target (0 skips it) and its upstream delay.
   stageSeconds: num('BENCH_STAGE_SECONDS', 10),
   stageDelay: num('BENCH_STAGE_DELAY', 50),
+  // The on-CPU phase (Linux perf): seconds recorded per target and delay (0 skips it), and the
+  // upstream delays it runs at.
+  onCpuSeconds: num('BENCH_ONCPU_SECONDS', 10),
+  // Seconds of load on both targets first: a fresh api compiles its hot path for several seconds
+  // (on V8's helper threads, which the phase counts), the floor has served the load phases.
+  onCpuWarmup: num('BENCH_ONCPU_WARMUP', 10),
+  onCpuDelays: (env.BENCH_ONCPU_DELAYS ?? '0,50').split(',').map(Number),
   serverCpus: env.SERVER_CPUS ?? '1',
   // Redis defaults to the load generator's CPU, away from the server CPU (SQLite runs inside the
   // api, on the server CPU).
   storesCpus: env.STORES_CPUS ?? env.LOADGEN_CPUS ?? '0',
   loadgenCpus: env.LOADGEN_CPUS ?? '0',
-  timeLimitS: num('BENCH_TIME_LIMIT_S', 720),
+  timeLimitS: num('BENCH_TIME_LIMIT_S', 840),
   // 1 keeps each phase's SQLite file in the results folder (default: removed once measured).
   keepStore: env.BENCH_KEEP_STORE === '1',
   // 0: no event-loop delay preload in the api.
@@ -576,7 +584,88 @@ async function main(): Promise<void> {
       };
   }
 
-  // 5. Where a request's time goes (stage timing, at BENCH_STAGE_DELAY): an api and a floor proxy
+  // 5. On-CPU time per request (Linux perf): the gateway, then the floor proxy, each alone under a
+  // load of its own while every thread on the server CPU is sampled: unstreamed at each of
+  // BENCH_ONCPU_DELAYS (50 clients), then streams ten at a time; each case on fresh stores.
+  let onCpu: RunInfo['onCpu'];
+  if (settings.onCpuSeconds > 0) {
+    const unusable = perfUnusable(settings.serverCpus);
+    if (unusable !== undefined) {
+      log(`on-CPU phase skipped: ${unusable}`);
+      onCpu = { skipped: unusable };
+    } else {
+      const cases = [
+        ...settings.onCpuDelays.map((delay) => ({
+          name: `unstreamed, ${settings.connections} clients, ${delay} ms upstream delay`,
+          delay,
+          connections: settings.connections,
+          stream: false,
+        })),
+        {
+          name: 'streamed (20 chunks), 10 clients, 0 ms upstream delay',
+          delay: 0,
+          connections: 10,
+          stream: true,
+        },
+      ];
+      const recordings: OnCpuSummary[] = [];
+      for (const [i, one] of cases.entries())
+        await inPhase(`oncpu-${i}`, async (gateway) => {
+          const targets = [
+            {
+              role: { name: 'api', pid: gateway.api.pid },
+              url: gateway.url,
+              key: gateway.loadKeys[0],
+              prefix: 'openai/',
+            },
+            {
+              role: { name: 'floor', pid: peers.floor.pid },
+              url: peers.floorUrl,
+              key: undefined,
+              prefix: '',
+            },
+          ];
+          const load = (target: (typeof targets)[number], label: string, seconds: number) =>
+            wrkLoad({
+              label,
+              url: `${target.url}/v1/chat/completions`,
+              key: target.key,
+              keysFile: gateway.keysFile,
+              connections: one.connections,
+              seconds,
+              body: JSON.stringify({
+                model: `${target.prefix}mock-delay-${one.delay}${one.stream ? '-chunks-20-chunkdelay-0' : ''}`,
+                messages: [{ role: 'user', content: 'Say hello.' }],
+                ...(one.stream ? { stream: true } : { max_tokens: 16 }),
+              }),
+            });
+          for (const target of targets)
+            await load(target, `oncpu-${i}-${target.role.name}-warmup`, settings.onCpuWarmup);
+          for (const target of targets) {
+            const label = `oncpu-${i}-${target.role.name}`;
+            const file = join(OUT, `${label}.perf.data`);
+            // Recorded inside the load: from a second after it starts to a second before it ends.
+            const seconds = settings.onCpuSeconds;
+            const recording = delayed(1000, () => recordCpus(settings.serverCpus, seconds, file));
+            const rps = await load(target, label, seconds + 2);
+            await recording;
+            const summary = summarizeSamples(readSamples(file), {
+              target: target.role,
+              others: [{ name: 'mock', pid: peers.mock.pid }],
+              rps,
+              seconds,
+            });
+            recordings.push({ ...summary, target: `${target.role.name}: ${one.name}` });
+            log(
+              `${label} (${one.name}): ${summary.samples} samples, ${rps.toFixed(0)} req/s, main thread ${(summary.byThread[`${target.role.name} main thread`] ?? 0).toFixed(1)} µs/req`,
+            );
+          }
+        });
+      onCpu = { recordings };
+    }
+  }
+
+  // 6. Where a request's time goes (stage timing, at BENCH_STAGE_DELAY): an api and a floor proxy
   // of this phase's own, both with the stage-timing preload, one segment each. Apart from the
   // phases above, since the preload's async context costs every request a little.
   let stages: RunInfo['stages'];
@@ -630,6 +719,7 @@ async function main(): Promise<void> {
     store,
     loadAverage,
     profile,
+    onCpu,
     stages,
     streams,
     floorStreams,
@@ -638,6 +728,52 @@ async function main(): Promise<void> {
   };
   const resultsFile = writeResults(info);
   log(`wrote ${resultsFile} (${((Date.now() - begun) / 1000).toFixed(0)} s in all)`);
+}
+
+/**
+ * A closed loop of `connections` wrk clients posting `body` for `seconds` (keys rotated from
+ * `keysFile` when `key` is one of them, as in the load tables); its requests per second, after
+ * checking every answer was a 2xx.
+ */
+async function wrkLoad(options: {
+  readonly label: string;
+  readonly url: string;
+  readonly key: string | undefined;
+  readonly keysFile: string;
+  readonly connections: number;
+  readonly seconds: number;
+  readonly body: string;
+}): Promise<number> {
+  const jsonOut = join(OUT, `${options.label}.wrk.json`);
+  await runToEnd({
+    name: options.label,
+    command: 'wrk',
+    args: [
+      ...['-t', '1', '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '10s'],
+      ...['-s', join(HARNESS, 'wrk-post.lua')],
+      ...(options.key === undefined ? [] : ['-H', `Authorization: Bearer ${options.key}`]),
+      options.url,
+    ],
+    env: { ...env, WRK_BODY: options.body, WRK_KEYS_FILE: options.keysFile, WRK_JSON_OUT: jsonOut },
+    logFile: join(OUT, `${options.label}.txt`),
+    cpus: settings.loadgenCpus,
+  });
+  const result = JSON.parse(readFileSync(jsonOut, 'utf8')) as {
+    requests: number;
+    duration_us: number;
+    errors: Record<string, number>;
+  };
+  const failed = Object.values(result.errors).reduce((a, b) => a + b, 0);
+  if (failed > 0)
+    throw new Error(`${options.label}: ${failed} failed requests (${JSON.stringify(result.errors)})`);
+  return result.requests / (result.duration_us / 1e6);
+}
+
+/** `run` once `ms` have passed. */
+function delayed<T>(ms: number, run: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    setTimeout(() => run().then(resolve, reject), ms);
+  });
 }
 
 /** `npm run bench` with the knobs that were set, as they would be typed again. */

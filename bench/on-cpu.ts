@@ -1,0 +1,246 @@
+/**
+ * On-CPU time per request, from Linux `perf`: every process and thread that ran on the server CPU
+ * while one target was under load, sampled by the kernel's CPU clock (`perf record -C`), so a
+ * sample is time spent running, never time spent waiting. V8's own profile (`--cpu-prof`) samples
+ * the api's thread on the wall clock: the mock, which shares the server CPU, runs inside the api's
+ * socket writes there (a write to the mock wakes it, and it takes the CPU before the write
+ * returns), so `writev` looks like the api's busiest function. Here the mock's time is the mock's,
+ * the api's garbage-collection helper threads are counted apart from its main thread, and the main
+ * thread's time is split by what the CPU was running (the kernel, compiled JavaScript, V8's
+ * builtins by kind, SQLite, the HTTP parser…), per request, beside the floor proxy's.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Samples per second and CPU (`perf record -F`). */
+export const SAMPLE_HZ = 999;
+
+/** A process to account for apart, by name (the target under load, the mock). */
+export interface OnCpuRole {
+  readonly name: string;
+  readonly pid: number;
+}
+
+/** One sample: the process and thread that ran, and the code it ran (`perf script` fields). */
+export interface CpuSample {
+  readonly comm: string;
+  readonly pid: number;
+  readonly tid: number;
+  readonly sym: string;
+  readonly dso: string;
+}
+
+/** Microseconds of CPU per request. */
+export interface OnCpuSummary {
+  readonly target: string;
+  /** The target's requests per second over the recording (from the load generator). */
+  readonly rps: number;
+  readonly seconds: number;
+  readonly samples: number;
+  /** By process and thread: `<role> main thread`, `<role> V8 helper threads`, `<role> other threads`, `other processes`. */
+  readonly byThread: Readonly<Record<string, number>>;
+  /** The target's main thread by what ran (see `categorize`). */
+  readonly mainByCategory: Readonly<Record<string, number>>;
+}
+
+/** Why `perf` cannot record on `cpus` here (not installed, not permitted…), or undefined when it can. */
+export function perfUnusable(cpus: string): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-perf-'));
+  try {
+    execFileSync('perf', ['record', '-C', cpus, '-F', '99', '-o', join(dir, 'probe.data'), '--', 'true'], {
+      stdio: 'pipe',
+    });
+    return undefined;
+  } catch (err) {
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n').at(-1);
+    return (err as NodeJS.ErrnoException).code === 'ENOENT'
+      ? 'perf is not installed'
+      : (stderr ?? String(err));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Records every thread that runs on `cpus` for `seconds` into `file`. */
+export async function recordCpus(cpus: string, seconds: number, file: string): Promise<void> {
+  const perf = spawn(
+    'perf',
+    ['record', '-C', cpus, '-F', String(SAMPLE_HZ), '-o', file, '--', 'sleep', String(seconds)],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  perf.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const [code] = (await once(perf, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`perf record exited with ${code}: ${stderr.trim().slice(-300)}`);
+}
+
+/** The samples of a recording (`perf script`). */
+export function readSamples(file: string): CpuSample[] {
+  const text = execFileSync('perf', ['script', '-G', '-i', file, '-F', 'comm,pid,tid,ip,sym,dso'], {
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).toString();
+  return parseSamples(text);
+}
+
+// `<comm> <pid>/<tid> <ip> <sym>+<offset> (<dso>)`; the command may hold spaces, the symbol too.
+const LINE = /^\s*(.+?)\s+(\d+)\/(\d+)\s+[0-9a-f]+\s+(.*?)\s+\((.*)\)\s*$/;
+
+export function parseSamples(text: string): CpuSample[] {
+  const samples: CpuSample[] = [];
+  for (const line of text.split('\n')) {
+    const m = LINE.exec(line);
+    if (m === null) continue;
+    const [, comm = '', pid = '', tid = '', sym = '', dso = ''] = m;
+    samples.push({ comm, pid: Number(pid), tid: Number(tid), sym: sym.replace(/\+0x[0-9a-f]+$/, ''), dso });
+  }
+  return samples;
+}
+
+/** What the CPU ran, first match wins: the kernel, compiled JavaScript, then V8 and the libraries by kind. */
+const CATEGORIES: readonly (readonly [name: string, test: (sym: string, dso: string) => boolean])[] = [
+  ['kernel (system calls, loopback TCP, scheduling)', (_s, d) => d.includes('kernel')],
+  ['JavaScript, compiled (JIT code)', (_s, d) => /^\[JIT\]|perf-\d+\.map|^\[unknown\]|^anon/.test(d)],
+  [
+    'garbage collection (on the main thread)',
+    (s) => /Scaveng|Marking|MarkCompact|Sweep|Evacuat|RecordWrite|MinorMS|SemiSpace|Heap::|GCTracer/.test(s),
+  ],
+  [
+    'compilers (TurboFan, Maglev, parser)',
+    (s) => /compiler::|maglev::|Compiler|Compile[A-Z(]|(?<!Json)Parser(<|::)|BytecodeGenerator/.test(s),
+  ],
+  ['SQLite', (s) => /sqlite3|^wal[A-Z]|Vdbe|^btree|Btree|[pP]ager|balance_nonroot|^vdbe/.test(s)],
+  ['HTTP parsing (llhttp)', (s) => /llhttp|http_parser/.test(s)],
+  ['interpreter (Ignition handlers)', (s) => /Handler$|Interpreter/.test(s)],
+  [
+    'property access (inline-cache misses, megamorphic lookups)',
+    (s) => /IC(_|$|Trampoline)|GetProperty|SetProperty|LookupIterator|Builtins_KeyedHas|HasProperty/.test(s),
+  ],
+  ['promises and async functions', (s) => /Promise|Microtask|Generator|Async|Await/.test(s)],
+  [
+    'calls, closures and object creation',
+    (s) =>
+      /Builtins_(Call|Construct|FastNew|Create|Clone|CopyDataProperties|JSEntry|Baseline)|Factory::|AllocateRaw|BackingStore/.test(
+        s,
+      ),
+  ],
+  ['strings, JSON and regular expressions', (s) => /String|Utf8|Latin1|CopyChars|Json|RegExp|Dtoa/.test(s)],
+  ['Map, Set and hashing', (s) => /OrderedHash|HashTable|Builtins_(Map|Set|WeakMap)/.test(s)],
+  ['Node runtime, libuv and bindings', (s) => /^uv_|^uv__|node::|napi_|ada::/.test(s)],
+  ['C libraries (malloc, memcpy, clock)', (_s, d) => /libc|libstdc\+\+|libm\.|ld-linux|vdso/.test(d)],
+];
+export const OTHER_CATEGORY = 'other V8 runtime and builtins';
+
+export function categorize(sym: string, dso: string): string {
+  for (const [name, test] of CATEGORIES) if (test(sym, dso)) return name;
+  return OTHER_CATEGORY;
+}
+
+/**
+ * Microseconds per request of each process and thread in `samples`, and of the target's main
+ * thread by category: `seconds` of recording at `SAMPLE_HZ` while the target answered `rps`.
+ */
+export function summarizeSamples(
+  samples: readonly CpuSample[],
+  options: {
+    readonly target: OnCpuRole;
+    readonly others: readonly OnCpuRole[];
+    readonly rps: number;
+    readonly seconds: number;
+  },
+): OnCpuSummary {
+  const requests = options.rps * options.seconds;
+  const usPerSample = 1e6 / SAMPLE_HZ;
+  const perRequest = (count: number) => (count * usPerSample) / requests;
+  const roles = new Map([options.target, ...options.others].map((role) => [role.pid, role.name]));
+  const byThread = new Map<string, number>();
+  const byCategory = new Map<string, number>();
+  const add = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  for (const sample of samples) {
+    const role = roles.get(sample.pid);
+    if (role === undefined) {
+      add(byThread, 'other processes');
+      continue;
+    }
+    if (sample.tid === sample.pid) {
+      add(byThread, `${role} main thread`);
+      if (sample.pid === options.target.pid) add(byCategory, categorize(sample.sym, sample.dso));
+    } else add(byThread, `${role} ${sample.comm === 'V8Worker' ? 'V8 helper threads' : 'other threads'}`);
+  }
+  const scaled = (map: Map<string, number>) =>
+    Object.fromEntries([...map].sort((a, b) => b[1] - a[1]).map(([key, count]) => [key, perRequest(count)]));
+  return {
+    target: options.target.name,
+    rps: options.rps,
+    seconds: options.seconds,
+    samples: samples.length,
+    byThread: scaled(byThread),
+    mainByCategory: scaled(byCategory),
+  };
+}
+
+/** The phase's outcome in a run's info: one summary per target and delay, or why it did not run. */
+export type OnCpuRun = { readonly recordings: readonly OnCpuSummary[] } | { readonly skipped: string };
+
+const us = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(1));
+const signedUs = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+const sum = (record: Readonly<Record<string, number>>) => Object.values(record).reduce((a, b) => a + b, 0);
+
+/** One table per delay: the api beside the floor, µs per request, main thread by category first. */
+export function onCpuSection(
+  run: OnCpuRun | undefined,
+  serverCpus: string,
+  seconds: number,
+  warmupS: number,
+): string {
+  let md = '\n## On-CPU time per request (Linux perf)\n\n';
+  if (run === undefined) return `${md}Not run (BENCH_ONCPU_SECONDS=0).\n`;
+  if ('skipped' in run) return `${md}Not run: ${run.skipped} (Debian: \`apt-get install -y linux-perf\`).\n`;
+  md += `\`perf record -C ${serverCpus} -F ${SAMPLE_HZ}\` (\`bench/on-cpu.ts\`): every thread that ran on the server CPU, sampled on the kernel's CPU clock (a sample is time spent running, never waiting), for ${seconds} s inside a load of its own (wrk, the load tables' keys rotated), unstreamed requests at each upstream delay, then streams ten at a time (20 chunks at once, as in the stream probe); first with the api under load (a fresh one, fresh stores for each case), then with the floor proxy (the load tables' **floor**), after ${warmupS} s of the same load on each (a fresh api compiles its hot path on V8's helper threads for seconds); divided by the requests answered meanwhile. Unlike the profile above, the mock's time is the mock's (in V8's wall-clock profile it shows up inside the api's socket writes, since a write wakes the mock, which shares the CPU) and the V8 helper threads (concurrent marking, compilation) are apart from the main thread. The main thread's time is split by the code that ran: the kernel (system calls: loopback TCP, the mock woken, \`epoll\`; page faults), compiled JavaScript (JIT code; that of the project and of the npm packages alike, since V8's JIT frames carry no names here), then V8's builtins and runtime by kind, SQLite, the HTTP parser, Node's runtime and the C libraries.\n\n`;
+  // Each recording is `<api|floor>: <case>`.
+  const caseOf = (target: string) => target.slice(target.indexOf(': ') + 2);
+  for (const name of [...new Set(run.recordings.map((r) => caseOf(r.target)))]) {
+    const api = run.recordings.find((r) => r.target === `api: ${name}`);
+    const floor = run.recordings.find((r) => r.target === `floor: ${name}`);
+    md += `**${name}**: api ${api ? `${api.rps.toFixed(0)} req/s` : 'n/a'}, floor ${floor ? `${floor.rps.toFixed(0)} req/s` : 'n/a'}.\n\n`;
+    md += '| on the server CPU, µs per request | api | floor | api − floor |\n|---|---|---|---|\n';
+    const row = (label: string, a: number | undefined, f: number | undefined) =>
+      `| ${label} | ${us(a)} | ${us(f)} | ${a === undefined || f === undefined ? '–' : signedUs(a - f)} |\n`;
+    const apiMain = api?.byThread['api main thread'];
+    const floorMain = floor?.byThread['floor main thread'];
+    md += row('**main thread**', apiMain, floorMain);
+    const categories = [
+      ...new Set([...Object.keys(api?.mainByCategory ?? {}), ...Object.keys(floor?.mainByCategory ?? {})]),
+    ];
+    for (const category of categories)
+      md += row(`· ${category}`, api?.mainByCategory[category] ?? 0, floor?.mainByCategory[category] ?? 0);
+    for (const [label, apiKey, floorKey] of [
+      [
+        'V8 helper threads (concurrent GC marking, compilation)',
+        'api V8 helper threads',
+        'floor V8 helper threads',
+      ],
+      ['other threads of the target', 'api other threads', 'floor other threads'],
+      ['the mock (upstream), all its threads', 'mock', 'mock'],
+      ['other processes on the CPU', 'other processes', 'other processes'],
+    ] as const) {
+      const pick = (s: OnCpuSummary | undefined, key: string) =>
+        s === undefined
+          ? undefined
+          : key === 'mock'
+            ? (s.byThread['mock main thread'] ?? 0) +
+              (s.byThread['mock V8 helper threads'] ?? 0) +
+              (s.byThread['mock other threads'] ?? 0)
+            : (s.byThread[key] ?? 0);
+      md += row(label, pick(api, apiKey), pick(floor, floorKey));
+    }
+    md += row('**all on the server CPU**', api && sum(api.byThread), floor && sum(floor.byThread));
+    md += '\n';
+  }
+  return md;
+}
