@@ -79,6 +79,11 @@ const settings = {
   // Seconds of load on both targets first: a fresh api compiles its hot path for several seconds
   // (on V8's helper threads, which the phase counts), the floor has served the load phases.
   onCpuWarmup: num('BENCH_ONCPU_WARMUP', 10),
+  // Seconds of the 0 ms load on a phase's fresh api alone before a phase at an upstream delay
+  // (the load tables' 50 ms, the on-CPU cases): there a fresh api answers too few requests per
+  // second to finish compiling its hot path within the phase's own warm-up, while the floor and
+  // Portkey, started once, have served the phases before. 0 leaves it out.
+  apiWarmup: num('BENCH_API_WARMUP', 10),
   onCpuDelays: (env.BENCH_ONCPU_DELAYS ?? '0,50').split(',').map(Number),
   serverCpus: env.SERVER_CPUS ?? '1',
   // Redis defaults to the load generator's CPU, away from the server CPU (SQLite runs inside the
@@ -410,6 +415,26 @@ async function main(): Promise<void> {
       rmSync(join(gateway.scratch, 's3'), { recursive: true, force: true });
     }
   };
+  /** `settings.apiWarmup` seconds of the 0 ms load on a phase's fresh api alone (see the knob). */
+  const warmApi = async (gateway: Gateway, phase: string) => {
+    if (settings.apiWarmup <= 0) return;
+    const rps = await wrkLoad({
+      label: `${phase}-api-warmup`,
+      url: `${gateway.url}/v1/chat/completions`,
+      key: gateway.loadKeys[0],
+      keysFile: gateway.keysFile,
+      connections: settings.connections,
+      seconds: settings.apiWarmup,
+      body: JSON.stringify({
+        model: 'openai/mock-delay-0',
+        messages: [{ role: 'user', content: 'Say hello.' }],
+        max_tokens: 16,
+      }),
+    });
+    log(
+      `${phase}: the fresh api warmed by ${settings.apiWarmup} s of the 0 ms load (${rps.toFixed(0)} req/s)`,
+    );
+  };
   const loadEnv = (gateway: Gateway, delay: number, warmupFirst: number) => ({
     DIRECT_URL: peers.mockUrl,
     WRK_KEYS_FILE: gateway.keysFile,
@@ -434,8 +459,9 @@ async function main(): Promise<void> {
   // 1. Non-streaming load per upstream delay, alternating direct / gateway / Portkey segments; each
   // delay on fresh stores, so neither scenario inherits the other's ledger.
   for (const [i, delay] of settings.delays.entries()) {
-    await inPhase(`load-${delay}`, (gateway) =>
-      runHarness('bench.mjs', `load-${delay}`, {
+    await inPhase(`load-${delay}`, async (gateway) => {
+      if (delay > 0) await warmApi(gateway, `load-${delay}`);
+      await runHarness('bench.mjs', `load-${delay}`, {
         ...loadEnv(gateway, delay, i === 0 ? settings.warmupFirst : settings.warmupNext),
         TARGETS_FILE: targetsFile(`load-${delay}-targets.json`, [
           direct,
@@ -444,8 +470,8 @@ async function main(): Promise<void> {
           floor,
         ]),
         OUT_DIR: join(OUT, `load-${delay}`),
-      }),
-    );
+      });
+    });
   }
 
   // 2. Streaming time to first token (20 chunks): the harness's default, 10 at a time (a closed
@@ -639,6 +665,7 @@ async function main(): Promise<void> {
                 ...(one.stream ? { stream: true } : { max_tokens: 16 }),
               }),
             });
+          await warmApi(gateway, `oncpu-${i}`);
           for (const target of targets)
             await load(target, `oncpu-${i}-${target.role.name}-warmup`, settings.onCpuWarmup);
           for (const target of targets) {
