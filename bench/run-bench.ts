@@ -76,6 +76,7 @@ const settings = {
   // The on-CPU phase (Linux perf): seconds recorded per target and delay (0 skips it), and the
   // upstream delays it runs at.
   onCpuSeconds: num('BENCH_ONCPU_SECONDS', 10),
+  onCpuDelays: (env.BENCH_ONCPU_DELAYS ?? '0,50').split(',').map(Number),
   // Seconds of load on both targets first: a fresh api compiles its hot path for several seconds
   // (on V8's helper threads, which the phase counts), the floor has served the load phases.
   onCpuWarmup: num('BENCH_ONCPU_WARMUP', 10),
@@ -84,7 +85,6 @@ const settings = {
   // second to finish compiling its hot path within the phase's own warm-up, while the floor and
   // Portkey, started once, have served the phases before. 0 leaves it out.
   apiWarmup: num('BENCH_API_WARMUP', 10),
-  onCpuDelays: (env.BENCH_ONCPU_DELAYS ?? '0,50').split(',').map(Number),
   serverCpus: env.SERVER_CPUS ?? '1',
   // Redis defaults to the load generator's CPU, away from the server CPU (SQLite runs inside the
   // api, on the server CPU).
