@@ -90,7 +90,7 @@ const settings = {
   // api, on the server CPU).
   storesCpus: env.STORES_CPUS ?? env.LOADGEN_CPUS ?? '0',
   loadgenCpus: env.LOADGEN_CPUS ?? '0',
-  timeLimitS: num('BENCH_TIME_LIMIT_S', 840),
+  timeLimitS: num('BENCH_TIME_LIMIT_S', 960),
   // 1 keeps each phase's SQLite file in the results folder (default: removed once measured).
   keepStore: env.BENCH_KEEP_STORE === '1',
   // 0: no event-loop delay preload in the api.
