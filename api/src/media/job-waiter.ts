@@ -73,11 +73,13 @@ export class JobWaiter {
     let start: (() => Promise<void>) | null = request.start;
     let queuedAt = Date.now();
     let hint: CompletionHint;
+    let deadlineReached = false;
     for (;;) {
       if (signal.aborted) return { ended: null, reason: 'aborted' };
-      const left = deadline - Date.now();
+      const left: number = deadlineReached ? 0 : deadline - Date.now();
+      const waitMs = Math.max(0, Math.min(left, FALLBACK_POLL_MS));
       // Listen before starting or reading, so an event in between is not missed.
-      const next = this.#nextSignal(jobId, Math.max(0, Math.min(left, FALLBACK_POLL_MS)), signal);
+      const next = this.#nextSignal(jobId, waitMs, signal);
       let job: MediaJob | null = null;
       try {
         if (start === null) job = await read(hint);
@@ -100,7 +102,12 @@ export class JobWaiter {
         // A failure (Redis still down) is tried again at the next interval, within the deadline.
         await request.start().catch(() => undefined);
       }
-      hint = await next.signalled;
+      const woke = await next.signalled;
+      hint = woke.hint;
+      // A timer set for the deadline may fire a few milliseconds before `Date.now()` shows it
+      // passed (timers count from the event loop's clock, read when its turn began): its firing
+      // is the deadline, so the next read is the last, not one more wait of what is left.
+      deadlineReached = woke.timedOut && waitMs === left;
     }
   }
 
@@ -114,23 +121,23 @@ export class JobWaiter {
     jobId: string,
     waitMs: number,
     signal: AbortSignal,
-  ): { signalled: Promise<CompletionHint>; cancel(): void } {
-    let done: (hint?: CompletionHint) => void = () => undefined;
-    const signalled = new Promise<CompletionHint>((resolve) => {
+  ): { signalled: Promise<{ hint: CompletionHint; timedOut: boolean }>; cancel(): void } {
+    let done: (hint?: CompletionHint, timedOut?: boolean) => void = () => undefined;
+    const signalled = new Promise<{ hint: CompletionHint; timedOut: boolean }>((resolve) => {
       const wakers = this.#wakers.get(jobId) ?? new Set<Waker>();
       this.#wakers.set(jobId, wakers);
       const stop = () => done();
       let finished = false;
-      done = (hint?: CompletionHint) => {
+      done = (hint?: CompletionHint, timedOut = false) => {
         if (finished) return;
         finished = true;
         clearTimeout(timer);
         signal.removeEventListener('abort', stop);
         wakers.delete(done);
         if (wakers.size === 0) this.#wakers.delete(jobId);
-        resolve(hint);
+        resolve({ hint, timedOut });
       };
-      const timer = setTimeout(stop, waitMs);
+      const timer = setTimeout(() => done(undefined, true), waitMs);
       signal.addEventListener('abort', stop, { once: true });
       wakers.add(done);
     });

@@ -5,7 +5,7 @@
  */
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CompletionHint, JobWaiter, REQUEUE_AFTER_MS } from '../../../api/src/media/job-waiter.ts';
 import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
 import { createRedis } from '../../../shared/src/redis/redis.ts';
@@ -112,6 +112,34 @@ describe('JobWaiter', () => {
     });
     expect(outcome).toEqual({ ended: null, reason: 'timeout' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(reads).toBe(1);
+  });
+
+  it('reads once at the deadline when its timer fires before the clock shows the deadline passed', async () => {
+    // A timer counts from the event loop's clock, read when its turn began, so it can fire a few
+    // milliseconds before Date.now() says its delay passed: here the clock runs 20 ms behind
+    // from 150 ms on, so the 200 ms timer fires when Date.now() shows 180.
+    const realNow = Date.now.bind(Date);
+    const started = realNow();
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => {
+      const now = realNow();
+      return now - started >= 150 ? now - 20 : now;
+    });
+    let reads = 0;
+    try {
+      const outcome = await waiter.waitForEnd('w4b', {
+        start: async () => undefined,
+        read: async () => {
+          reads += 1;
+          return job('w4b', 'queued');
+        },
+        timeoutMs: 200,
+        signal: new AbortController().signal,
+      });
+      expect(outcome).toEqual({ ended: null, reason: 'timeout' });
+    } finally {
+      clock.mockRestore();
+    }
     expect(reads).toBe(1);
   });
 
