@@ -98,18 +98,24 @@ describe('JobWaiter', () => {
     ).rejects.toBe(boom);
   });
 
-  it('times out when the job never ends, having read it only on the fallback poll', async () => {
+  /** Waits `timeoutMs` for a job that stays queued; the outcome and how often it was read. */
+  const waitForQueued = async (jobId: string, timeoutMs: number) => {
     let reads = 0;
-    const started = Date.now();
-    const outcome = await waiter.waitForEnd('w4', {
+    const outcome = await waiter.waitForEnd(jobId, {
       start: async () => undefined,
       read: async () => {
         reads += 1;
-        return job('w4', 'queued');
+        return job(jobId, 'queued');
       },
-      timeoutMs: 300,
+      timeoutMs,
       signal: new AbortController().signal,
     });
+    return { outcome, reads };
+  };
+
+  it('times out when the job never ends, having read it only on the fallback poll', async () => {
+    const started = Date.now();
+    const { outcome, reads } = await waitForQueued('w4', 300);
     expect(outcome).toEqual({ ended: null, reason: 'timeout' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(reads).toBe(1);
@@ -125,22 +131,13 @@ describe('JobWaiter', () => {
       const now = realNow();
       return now - started >= 150 ? now - 20 : now;
     });
-    let reads = 0;
     try {
-      const outcome = await waiter.waitForEnd('w4b', {
-        start: async () => undefined,
-        read: async () => {
-          reads += 1;
-          return job('w4b', 'queued');
-        },
-        timeoutMs: 200,
-        signal: new AbortController().signal,
-      });
+      const { outcome, reads } = await waitForQueued('w4b', 200);
       expect(outcome).toEqual({ ended: null, reason: 'timeout' });
+      expect(reads).toBe(1);
     } finally {
       clock.mockRestore();
     }
-    expect(reads).toBe(1);
   });
 
   it('an aborted signal ends the wait at once', async () => {
