@@ -33,9 +33,10 @@ export interface CpuSample {
   readonly dso: string;
 }
 
-/** Microseconds of CPU per request. */
+/** Microseconds of CPU per request, for one target (`role`, its process's name) in one load case. */
 export interface OnCpuSummary {
-  readonly target: string;
+  readonly role: string;
+  readonly case: string;
   /** The target's requests per second over the recording (from the load generator). */
   readonly rps: number;
   readonly seconds: number;
@@ -150,6 +151,7 @@ export function summarizeSamples(
   options: {
     readonly target: OnCpuRole;
     readonly others: readonly OnCpuRole[];
+    readonly case: string;
     readonly rps: number;
     readonly seconds: number;
   },
@@ -175,7 +177,8 @@ export function summarizeSamples(
   const scaled = (map: Map<string, number>) =>
     Object.fromEntries([...map].sort((a, b) => b[1] - a[1]).map(([key, count]) => [key, perRequest(count)]));
   return {
-    target: options.target.name,
+    role: options.target.name,
+    case: options.case,
     rps: options.rps,
     seconds: options.seconds,
     samples: samples.length,
@@ -184,14 +187,18 @@ export function summarizeSamples(
   };
 }
 
-/** The phase's outcome in a run's info: one summary per target and delay, or why it did not run. */
+/** The phase's outcome in a run's info: one summary per target and case, or why it did not run. */
 export type OnCpuRun = { readonly recordings: readonly OnCpuSummary[] } | { readonly skipped: string };
 
 const us = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(1));
-const signedUs = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+/** A difference to a tenth, signed; one that rounds to zero reads +0.0, never -0.0. */
+const signedUs = (x: number) => {
+  const rounded = Number(x.toFixed(1));
+  return `${rounded >= 0 ? '+' : ''}${rounded.toFixed(1)}`;
+};
 const sum = (record: Readonly<Record<string, number>>) => Object.values(record).reduce((a, b) => a + b, 0);
 
-/** One table per delay: the api beside the floor, µs per request, main thread by category first. */
+/** One table per case: the api beside the floor, µs per request, main thread by category first. */
 export function onCpuSection(
   run: OnCpuRun | undefined,
   serverCpus: string,
@@ -202,44 +209,38 @@ export function onCpuSection(
   if (run === undefined) return `${md}Not run (BENCH_ONCPU_SECONDS=0).\n`;
   if ('skipped' in run) return `${md}Not run: ${run.skipped} (Debian: \`apt-get install -y linux-perf\`).\n`;
   md += `\`perf record -C ${serverCpus} -F ${SAMPLE_HZ}\` (\`bench/on-cpu.ts\`): every thread that ran on the server CPU, sampled on the kernel's CPU clock (a sample is time spent running, never waiting), for ${seconds} s inside a load of its own (wrk, the load tables' keys rotated), unstreamed requests at each upstream delay, then streams ten at a time (20 chunks at once, as in the stream probe); first with the api under load (a fresh one, fresh stores for each case), then with the floor proxy (the load tables' **floor**), after ${warmupS} s of the same load on each (the fresh api first served the 0 ms load alone, \`BENCH_API_WARMUP\`: a fresh api compiles its hot path on V8's helper threads for thousands of requests); divided by the requests answered meanwhile. Unlike the profile above, the mock's time is the mock's (in V8's wall-clock profile it shows up inside the api's socket writes, since a write wakes the mock, which shares the CPU) and the V8 helper threads (concurrent marking, compilation) are apart from the main thread. The main thread's time is split by the code that ran: the kernel (system calls: loopback TCP, the mock woken, \`epoll\`; page faults), compiled JavaScript (JIT code; that of the project and of the npm packages alike, since V8's JIT frames carry no names here), then V8's builtins and runtime by kind, SQLite, the HTTP parser, Node's runtime and the C libraries.\n\n`;
-  // Each recording is `<api|floor>: <case>`.
-  const caseOf = (target: string) => target.slice(target.indexOf(': ') + 2);
-  for (const name of [...new Set(run.recordings.map((r) => caseOf(r.target)))]) {
-    const api = run.recordings.find((r) => r.target === `api: ${name}`);
-    const floor = run.recordings.find((r) => r.target === `floor: ${name}`);
+  const row = (label: string, of: (s: OnCpuSummary) => number, api?: OnCpuSummary, floor?: OnCpuSummary) => {
+    const [a, f] = [api && of(api), floor && of(floor)];
+    return `| ${label} | ${us(a)} | ${us(f)} | ${a === undefined || f === undefined ? '–' : signedUs(a - f)} |\n`;
+  };
+  const thread = (kind: string) => (s: OnCpuSummary) => s.byThread[`${s.role} ${kind}`] ?? 0;
+  const allThreadsOf = (role: string) => (s: OnCpuSummary) =>
+    Object.entries(s.byThread).reduce(
+      (total, [key, us]) => (key.startsWith(`${role} `) ? total + us : total),
+      0,
+    );
+  for (const name of [...new Set(run.recordings.map((r) => r.case))]) {
+    const api = run.recordings.find((r) => r.case === name && r.role === 'api');
+    const floor = run.recordings.find((r) => r.case === name && r.role === 'floor');
     md += `**${name}**: api ${api ? `${api.rps.toFixed(0)} req/s` : 'n/a'}, floor ${floor ? `${floor.rps.toFixed(0)} req/s` : 'n/a'}.\n\n`;
     md += '| on the server CPU, µs per request | api | floor | api − floor |\n|---|---|---|---|\n';
-    const row = (label: string, a: number | undefined, f: number | undefined) =>
-      `| ${label} | ${us(a)} | ${us(f)} | ${a === undefined || f === undefined ? '–' : signedUs(a - f)} |\n`;
-    const apiMain = api?.byThread['api main thread'];
-    const floorMain = floor?.byThread['floor main thread'];
-    md += row('**main thread**', apiMain, floorMain);
-    const categories = [
-      ...new Set([...Object.keys(api?.mainByCategory ?? {}), ...Object.keys(floor?.mainByCategory ?? {})]),
-    ];
+    md += row('**main thread**', thread('main thread'), api, floor);
+    const categories = new Set([
+      ...Object.keys(api?.mainByCategory ?? {}),
+      ...Object.keys(floor?.mainByCategory ?? {}),
+    ]);
     for (const category of categories)
-      md += row(`· ${category}`, api?.mainByCategory[category] ?? 0, floor?.mainByCategory[category] ?? 0);
-    for (const [label, apiKey, floorKey] of [
-      [
-        'V8 helper threads (concurrent GC marking, compilation)',
-        'api V8 helper threads',
-        'floor V8 helper threads',
-      ],
-      ['other threads of the target', 'api other threads', 'floor other threads'],
-      ['the mock (upstream), all its threads', 'mock', 'mock'],
-      ['other processes on the CPU', 'other processes', 'other processes'],
-    ] as const) {
-      const pick = (s: OnCpuSummary | undefined, key: string) =>
-        s === undefined
-          ? undefined
-          : key === 'mock'
-            ? (s.byThread['mock main thread'] ?? 0) +
-              (s.byThread['mock V8 helper threads'] ?? 0) +
-              (s.byThread['mock other threads'] ?? 0)
-            : (s.byThread[key] ?? 0);
-      md += row(label, pick(api, apiKey), pick(floor, floorKey));
-    }
-    md += row('**all on the server CPU**', api && sum(api.byThread), floor && sum(floor.byThread));
+      md += row(`· ${category}`, (s) => s.mainByCategory[category] ?? 0, api, floor);
+    md += row(
+      'V8 helper threads (concurrent GC marking, compilation)',
+      thread('V8 helper threads'),
+      api,
+      floor,
+    );
+    md += row('other threads of the target', thread('other threads'), api, floor);
+    md += row('the mock (upstream), all its threads', allThreadsOf('mock'), api, floor);
+    md += row('other processes on the CPU', (s) => s.byThread['other processes'] ?? 0, api, floor);
+    md += row('**all on the server CPU**', (s) => sum(s.byThread), api, floor);
     md += '\n';
   }
   return md;

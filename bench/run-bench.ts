@@ -679,10 +679,11 @@ async function main(): Promise<void> {
             const summary = summarizeSamples(readSamples(file), {
               target: target.role,
               others: [{ name: 'mock', pid: peers.mock.pid }],
+              case: one.name,
               rps,
               seconds,
             });
-            recordings.push({ ...summary, target: `${target.role.name}: ${one.name}` });
+            recordings.push(summary);
             log(
               `${label} (${one.name}): ${summary.samples} samples, ${rps.toFixed(0)} req/s, main thread ${(summary.byThread[`${target.role.name} main thread`] ?? 0).toFixed(1)} µs/req`,
             );

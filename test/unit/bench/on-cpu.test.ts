@@ -56,17 +56,15 @@ describe('on-CPU accounting', () => {
     expect(categorize('Builtins_Negate_WithFeedback', '/usr/bin/node')).toBe(OTHER_CATEGORY);
   });
 
+  /** The samples above, over 2 s at 100 req/s: a sample is 1e6 / SAMPLE_HZ µs spread over 200 requests. */
+  const summarize = (target: { name: string; pid: number }, others: { name: string; pid: number }[] = []) =>
+    summarizeSamples(parseSamples(SCRIPT), { target, others, case: '50 ms upstream', rps: 100, seconds: 2 });
+  const one = 1e6 / SAMPLE_HZ / 200;
+
   it('counts µs per request by thread, and the target main thread by kind', () => {
-    // 5 samples of the target's main thread, 1 of its V8 helper, 1 other thread, 1 of the mock, 1 elsewhere,
-    // over 2 s at 100 req/s: a sample is 1e6 / SAMPLE_HZ µs, spread over 200 requests.
-    const summary = summarizeSamples(parseSamples(SCRIPT), {
-      target: { name: 'api', pid: 100 },
-      others: [{ name: 'mock', pid: 200 }],
-      rps: 100,
-      seconds: 2,
-    });
-    const one = 1e6 / SAMPLE_HZ / 200;
-    expect(summary.samples).toBe(9);
+    // 5 samples of the target's main thread, 1 of its V8 helper, 1 other thread, 1 of the mock, 1 elsewhere.
+    const summary = summarize({ name: 'api', pid: 100 }, [{ name: 'mock', pid: 200 }]);
+    expect(summary).toMatchObject({ role: 'api', case: '50 ms upstream', samples: 9 });
     expect(summary.byThread['api main thread']).toBeCloseTo(5 * one);
     expect(summary.byThread['api V8 helper threads']).toBeCloseTo(one);
     expect(summary.byThread['api other threads']).toBeCloseTo(one);
@@ -78,33 +76,15 @@ describe('on-CPU accounting', () => {
     expect(Object.values(summary.mainByCategory).reduce((a, b) => a + b, 0)).toBeCloseTo(5 * one);
   });
 
-  it('writes the api beside the floor, and says why when perf could not run', () => {
-    const samples = parseSamples(SCRIPT);
-    const api = summarizeSamples(samples, {
-      target: { name: 'api', pid: 100 },
-      others: [],
-      rps: 100,
-      seconds: 2,
-    });
-    const floor = summarizeSamples(samples, {
-      target: { name: 'floor', pid: 200 },
-      others: [],
-      rps: 100,
-      seconds: 2,
-    });
-    const md = onCpuSection(
-      {
-        recordings: [
-          { ...api, target: 'api: 50 ms upstream' },
-          { ...floor, target: 'floor: 50 ms upstream' },
-        ],
-      },
-      '1',
-      2,
-      5,
-    );
+  it('writes the api beside the floor per case, and says why when perf could not run', () => {
+    const api = summarize({ name: 'api', pid: 100 }, [{ name: 'mock', pid: 200 }]);
+    const floor = summarize({ name: 'floor', pid: 200 });
+    const md = onCpuSection({ recordings: [api, floor] }, '1', 2, 5);
     expect(md).toContain('**50 ms upstream**: api 100 req/s, floor 100 req/s');
     expect(md).toMatch(/\| \*\*main thread\*\* \| 25\.0 \| 5\.0 \| \+20\.0 \|/);
+    // The api's recording counts the mock's one sample; the floor's names no mock.
+    expect(md).toMatch(/\| the mock \(upstream\), all its threads \| 5\.0 \| 0\.0 \| \+5\.0 \|/);
+    expect(md).toMatch(/\| \*\*all on the server CPU\*\* \| 45\.0 \| 45\.0 \| \+0\.0 \|/);
     expect(onCpuSection({ skipped: 'perf is not installed' }, '1', 10, 10)).toContain(
       'Not run: perf is not installed',
     );
