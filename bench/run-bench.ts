@@ -425,11 +425,7 @@ async function main(): Promise<void> {
       keysFile: gateway.keysFile,
       connections: settings.connections,
       seconds: settings.apiWarmup,
-      body: JSON.stringify({
-        model: 'openai/mock-delay-0',
-        messages: [{ role: 'user', content: 'Say hello.' }],
-        max_tokens: 16,
-      }),
+      body: chatBody('openai/mock-delay-0', false),
     });
     log(
       `${phase}: the fresh api warmed by ${settings.apiWarmup} s of the 0 ms load (${rps.toFixed(0)} req/s)`,
@@ -659,11 +655,10 @@ async function main(): Promise<void> {
               keysFile: gateway.keysFile,
               connections: one.connections,
               seconds,
-              body: JSON.stringify({
-                model: `${target.prefix}mock-delay-${one.delay}${one.stream ? '-chunks-20-chunkdelay-0' : ''}`,
-                messages: [{ role: 'user', content: 'Say hello.' }],
-                ...(one.stream ? { stream: true } : { max_tokens: 16 }),
-              }),
+              body: chatBody(
+                `${target.prefix}mock-delay-${one.delay}${one.stream ? '-chunks-20-chunkdelay-0' : ''}`,
+                one.stream,
+              ),
             });
           await warmApi(gateway, `oncpu-${i}`);
           for (const target of targets)
@@ -756,6 +751,15 @@ async function main(): Promise<void> {
   };
   const resultsFile = writeResults(info);
   log(`wrote ${resultsFile} (${((Date.now() - begun) / 1000).toFixed(0)} s in all)`);
+}
+
+/** The chat request wrk posts: the harness's (16 tokens at most), or its stream probe's. */
+function chatBody(model: string, stream: boolean): string {
+  return JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'Say hello.' }],
+    ...(stream ? { stream: true } : { max_tokens: 16 }),
+  });
 }
 
 /**
