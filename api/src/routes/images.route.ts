@@ -41,7 +41,7 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
         tags: ['Images'],
         operationId: 'createImage',
         summary: 'Generate images',
-        description: `Images as base64 PNG. Without \`model\` the default image model answers. A field typed nullable (${NULLABLE_IMAGE_FIELDS.map((f) => `\`${f}\``).join(', ')}) sent as \`null\` is not given.`,
+        description: `Images as base64 PNG. Without \`model\` the default image model answers. The nullable fields (${NULLABLE_IMAGE_FIELDS.map((f) => `\`${f}\``).join(', ')}) sent as \`null\` are treated as absent: their defaults apply.`,
         body: imageRequestSchema,
         response: {
           200: jsonResponse('The images, charged per image.', imagesResponseSchema, rateLimitHeaders),

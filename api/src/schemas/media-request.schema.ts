@@ -7,7 +7,7 @@ export const imageRequestSchema = {
   required: ['prompt'],
   properties: {
     prompt: { type: 'string', minLength: 1, maxLength: 32_000 },
-    // The nullable fields (the convention's SDKs type them `… | null`): null is not given.
+    // The nullable fields (the convention's SDKs type them `… | null`): null counts as absent.
     model: { type: ['string', 'null'], minLength: 1 },
     n: { type: ['integer', 'null'], minimum: 1, maximum: 4, default: 1 },
     size: { type: ['string', 'null'], pattern: '^([1-9][0-9]{1,4}x[1-9][0-9]{1,4}|auto)$' },
