@@ -80,10 +80,11 @@ const settings = {
   // Seconds of load on both targets first: a fresh api compiles its hot path for several seconds
   // (on V8's helper threads, which the phase counts), the floor has served the load phases.
   onCpuWarmup: num('BENCH_ONCPU_WARMUP', 10),
-  // Seconds of the 0 ms load on a phase's fresh api alone before a phase at an upstream delay
-  // (the load tables' 50 ms, the on-CPU cases): there a fresh api answers too few requests per
-  // second to finish compiling its hot path within the phase's own warm-up, while the floor and
-  // Portkey, started once, have served the phases before. 0 leaves it out.
+  // Seconds of load on a phase's fresh api alone before it is measured: the 0 ms load before the
+  // load phases at an upstream delay, the one-at-a-time probe and the on-CPU cases, streams ten at
+  // a time before the stream probes. A fresh api compiles its hot path for thousands of requests
+  // (more than a phase's own warm-up gives it at 50 ms, one at a time, or in a probe's 1,500),
+  // while the floor and Portkey, started once, have served the phases before. 0 leaves it out.
   apiWarmup: num('BENCH_API_WARMUP', 10),
   serverCpus: env.SERVER_CPUS ?? '1',
   // Redis defaults to the load generator's CPU, away from the server CPU (SQLite runs inside the
@@ -111,6 +112,12 @@ const settings = {
   // warm-up, under a key's 3000 a minute.
   streamRequests: num('BENCH_STREAM_REQUESTS', 1200),
 };
+/** The stream probe's default concurrency, also the on-CPU streams case's and its warm-up's. */
+const STREAM_CONCURRENCY = 10;
+/** The mock's model for a stream of 20 chunks sent at once (the stream probe's shape). */
+const FAST_STREAM = 'mock-delay-0-chunks-20-chunkdelay-0';
+/** Keys of the probe account: one for each stream probe of the streaming phase. */
+const PROBE_KEYS = 3;
 /** The spec's limit of active keys per account. */
 const KEYS_PER_ACCOUNT = 25;
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -230,6 +237,8 @@ interface Gateway {
   readonly sqlitePath: string;
   readonly loadKeys: readonly string[];
   readonly probeKey: string;
+  /** The probe account's keys (the first is `probeKey`): outside the load keys' file, so no load spends their rate limit. */
+  readonly probeKeys: readonly string[];
   readonly keysFile: string;
   /** Stops the api alone (SIGTERM, then SIGKILL after API_STOP_GRACE_MS). */
   stopApi(): Promise<void>;
@@ -302,7 +311,8 @@ async function startGateway(
     const loadKeys = (
       await Promise.all(accounts.map((label) => accountWithKeys(admin, label, KEYS_PER_ACCOUNT)))
     ).flat();
-    const [probeKey = ''] = await accountWithKeys(admin, 'probe', 1);
+    const probeKeys = await accountWithKeys(admin, 'probe', PROBE_KEYS);
+    const probeKey = probeKeys[0] ?? '';
     const keysFile = join(HARNESS, 'bench-keys.txt'); // secrets stay out of bench/results
     writeFileSync(keysFile, `${loadKeys.join('\n')}\n`, { mode: 0o600 });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -318,6 +328,7 @@ async function startGateway(
       sqlitePath,
       loadKeys,
       probeKey,
+      probeKeys,
       keysFile,
       stopApi,
       stop,
@@ -415,20 +426,24 @@ async function main(): Promise<void> {
       rmSync(join(gateway.scratch, 's3'), { recursive: true, force: true });
     }
   };
-  /** `settings.apiWarmup` seconds of the 0 ms load on a phase's fresh api alone (see the knob). */
-  const warmApi = async (gateway: Gateway, phase: string) => {
+  /**
+   * `settings.apiWarmup` seconds of load on a phase's fresh api alone before it is measured (see
+   * the knob): the 0 ms load, or `streams` ten at a time (the stream probes' own shape).
+   */
+  const warmApi = async (gateway: Gateway, phase: string, load: 'unstreamed' | 'streams' = 'unstreamed') => {
     if (settings.apiWarmup <= 0) return;
+    const streams = load === 'streams';
     const rps = await wrkLoad({
       label: `${phase}-api-warmup`,
       url: `${gateway.url}/v1/chat/completions`,
       key: gateway.loadKeys[0],
       keysFile: gateway.keysFile,
-      connections: settings.connections,
+      connections: streams ? STREAM_CONCURRENCY : settings.connections,
       seconds: settings.apiWarmup,
-      body: chatBody('openai/mock-delay-0', false),
+      body: streams ? chatBody(`openai/${FAST_STREAM}`, true) : chatBody('openai/mock-delay-0', false),
     });
     log(
-      `${phase}: the fresh api warmed by ${settings.apiWarmup} s of the 0 ms load (${rps.toFixed(0)} req/s)`,
+      `${phase}: the fresh api warmed by ${settings.apiWarmup} s of ${streams ? 'streams ten at a time' : 'the 0 ms load'} (${rps.toFixed(0)} req/s)`,
     );
   };
   const loadEnv = (gateway: Gateway, delay: number, warmupFirst: number) => ({
@@ -474,12 +489,14 @@ async function main(): Promise<void> {
   // loop, so it includes queueing at the api), then one at a time (the latency the gateway adds to
   // the first token, without queueing), then 100 at a time.
   await inPhase('sse', async (gateway) => {
-    // Each probe with a key of its own: a key's rate limit (3000 a minute) would refuse the third.
+    await warmApi(gateway, 'sse', 'streams');
+    // Each probe with a key of its own, none of them the warm-up's: a key's rate limit (3000 a
+    // minute) would refuse the third.
     const sse = (probe: number) => ({
       DIRECT_URL: peers.mockUrl,
       TARGETS_FILE: targetsFile(`sse-targets-${probe}.json`, [
         direct,
-        gatewayTarget(gateway, gateway.loadKeys[probe] ?? gateway.probeKey),
+        gatewayTarget(gateway, gateway.probeKeys[probe] ?? gateway.probeKey),
         floor,
       ]),
       OUT_DIR: OUT,
@@ -545,8 +562,10 @@ async function main(): Promise<void> {
       await freshFloor.owned.stop(API_STOP_GRACE_MS);
     }
   }
-  await inPhase('sequential', (gateway) =>
-    runHarness(
+  await inPhase('sequential', async (gateway) => {
+    // The load keys warm it; the probe's key is apart, its rate limit untouched.
+    await warmApi(gateway, 'sequential');
+    await runHarness(
       'stream-probe.mjs',
       'sequential-probe',
       {
@@ -565,8 +584,8 @@ async function main(): Promise<void> {
         STREAM_CONCURRENCY: '1',
       },
       settings.loadgenCpus,
-    ),
-  );
+    );
+  });
 
   // 4. CPU profile of the api under the 0 ms load (its own process; the profile is written at exit).
   let profile: RunInfo['profile'];
@@ -624,9 +643,9 @@ async function main(): Promise<void> {
           stream: false,
         })),
         {
-          name: 'streamed (20 chunks), 10 clients, 0 ms upstream delay',
+          name: `streamed (20 chunks), ${STREAM_CONCURRENCY} clients, 0 ms upstream delay`,
           delay: 0,
-          connections: 10,
+          connections: STREAM_CONCURRENCY,
           stream: true,
         },
       ];
@@ -656,7 +675,7 @@ async function main(): Promise<void> {
               connections: one.connections,
               seconds,
               body: chatBody(
-                `${target.prefix}mock-delay-${one.delay}${one.stream ? '-chunks-20-chunkdelay-0' : ''}`,
+                `${target.prefix}${one.stream ? FAST_STREAM : `mock-delay-${one.delay}`}`,
                 one.stream,
               ),
             });
@@ -733,6 +752,7 @@ async function main(): Promise<void> {
   const info: RunInfo = {
     command: commandLine(),
     settings,
+    probeApiWarmupS: settings.apiWarmup,
     startedAt: new Date(begun).toISOString(),
     elapsedS: (Date.now() - begun) / 1000,
     machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}`,

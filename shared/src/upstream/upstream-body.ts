@@ -7,16 +7,16 @@ const DUMP_LIMIT_BYTES = 128 * 1024;
 
 /**
  * An upstream answer's body as undici's dispatcher delivers it: chunks queue here until the one
- * reader takes them (async iteration, or `text`/`json`/`arrayBuffer`/`dump`, which read it whole).
- * Reading pauses the connection while more than 64 KB wait unread and resumes it below; a reader
- * that stops early (a client gone mid-stream) aborts the call, so the connection is not reused half
- * read. It does what undici's `request()` body does for the gateway's readers, without a Node
- * stream (and its state, listeners and async context) for every upstream call.
+ * reader takes them, all that waits at once (async iteration, or `text`/`json`/`arrayBuffer`/`dump`,
+ * which read it whole). The connection is paused while more than 64 KB wait unread and resumed when
+ * the reader takes them; a reader that stops early (a client gone mid-stream) aborts the call, so
+ * the connection is not reused half read. It does what undici's `request()` body does for the
+ * gateway's readers, without a Node stream (and its state, listeners and async context) for every
+ * upstream call.
  */
 export class UpstreamBody implements AsyncIterable<Uint8Array> {
   readonly #controller: Dispatcher.DispatchController;
   #chunks: Buffer[] = [];
-  #next = 0;
   #buffered = 0;
   #ended = false;
   #error: Error | undefined;
@@ -101,17 +101,19 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   }
 
+  /**
+   * Everything that arrived since the last take, as one chunk: what one network read brought (an
+   * upstream's chunked body delivers each of its HTTP chunks apart, a stream's events often one a
+   * chunk) reaches the reader at once, so a relay passes it on in one step instead of one per chunk.
+   */
   #take(): Buffer | undefined {
-    if (this.#next === this.#chunks.length) return undefined;
-    const chunk = this.#chunks[this.#next] as Buffer;
-    this.#next += 1;
-    if (this.#next === this.#chunks.length) {
-      this.#chunks = [];
-      this.#next = 0;
-    }
-    this.#buffered -= chunk.byteLength;
-    if (this.#controller.paused && this.#buffered <= HIGH_WATER_BYTES) this.#controller.resume();
-    return chunk;
+    const chunks = this.#chunks;
+    if (chunks.length === 0) return undefined;
+    const taken = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#buffered);
+    this.#chunks = [];
+    this.#buffered = 0;
+    if (this.#controller.paused) this.#controller.resume();
+    return taken;
   }
 
   #notify(): void {
