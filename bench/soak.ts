@@ -50,6 +50,7 @@ import { writeKeepingAnalysis } from './kept-analysis.ts';
 import { formatLoopDelay, LOOP_DELAY_PRELOAD, type LoopDelay, loopDelayOf } from './loop-delay.ts';
 import { cpuSeconds } from './media-stack.ts';
 import { type Owned, own, pinRunning } from './processes.ts';
+import { percentileOfSorted } from './stats.ts';
 import {
   checkLedger,
   describeVerdict,
@@ -261,11 +262,6 @@ interface LoadResult {
   readonly firstError: string;
 }
 
-const quantile = (sorted: ArrayLike<number>, q: number) =>
-  sorted.length === 0
-    ? Number.NaN
-    : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN);
-
 /** A closed loop of `clients` in this process (undici pool, one connection per client). */
 async function nodeLoad(origin: string, keys: readonly string[], seconds: number): Promise<LoadResult> {
   const pool = new Pool(origin, {
@@ -329,9 +325,9 @@ async function nodeLoad(origin: string, keys: readonly string[], seconds: number
     all.sort();
     return {
       seconds: out,
-      p50: quantile(all, 0.5),
-      p90: quantile(all, 0.9),
-      p99: quantile(all, 0.99),
+      p50: percentileOfSorted(all, 0.5),
+      p90: percentileOfSorted(all, 0.9),
+      p99: percentileOfSorted(all, 0.99),
       max: all.length === 0 ? Number.NaN : (all[all.length - 1] ?? Number.NaN),
       errors,
       firstError,
@@ -556,7 +552,7 @@ function render(r: Report): string {
       0,
     );
     lines.push(
-      `| ${from}-${from + part.length} | ${f1(part.reduce((sum, s) => sum + ok(s), 0) / part.length)} | ${lat.length > 0 ? f2(quantile(lat, 0.5)) : 'n/a'} | ${lat.length > 0 ? f2(quantile(lat, 0.99)) : 'n/a'} | ${non} | ${part.reduce((sum, s) => sum + s.errors, 0)} |`,
+      `| ${from}-${from + part.length} | ${f1(part.reduce((sum, s) => sum + ok(s), 0) / part.length)} | ${lat.length > 0 ? f2(percentileOfSorted(lat, 0.5)) : 'n/a'} | ${lat.length > 0 ? f2(percentileOfSorted(lat, 0.99)) : 'n/a'} | ${non} | ${part.reduce((sum, s) => sum + s.errors, 0)} |`,
     );
   }
   lines.push(
@@ -676,11 +672,11 @@ async function main(): Promise<boolean> {
         second: i,
         statuses: x.statuses,
         errors: x.errors,
-        p50: quantile(
+        p50: percentileOfSorted(
           [...x.latencies].sort((a, b) => a - b),
           0.5,
         ),
-        p99: quantile(
+        p99: percentileOfSorted(
           [...x.latencies].sort((a, b) => a - b),
           0.99,
         ),

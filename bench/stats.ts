@@ -4,7 +4,7 @@ export function sortedFinite(values: readonly number[]): number[] {
 }
 
 /** The value below which `fraction` of `sorted` (ascending) lie, by nearest rank; NaN for none. */
-export function percentileOfSorted(sorted: readonly number[], fraction: number): number {
+export function percentileOfSorted(sorted: ArrayLike<number>, fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }
 
