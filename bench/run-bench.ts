@@ -33,7 +33,14 @@ import { benchApiEnv } from './api-env.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { LOOP_DELAY_PRELOAD, loopDelayOf } from './loop-delay.ts';
 import { type ManyStreamsResult, manyStreams } from './many-streams.ts';
-import { type OnCpuSummary, perfUnusable, readSamples, recordCpus, summarizeSamples } from './on-cpu.ts';
+import {
+  jitDumpFlags,
+  type OnCpuSummary,
+  perfUnusable,
+  readSamples,
+  recordCpus,
+  summarizeSamples,
+} from './on-cpu.ts';
 import {
   killAllNow,
   type Owned,
@@ -650,59 +657,78 @@ async function main(): Promise<void> {
         },
       ];
       const recordings: OnCpuSummary[] = [];
-      for (const [i, one] of cases.entries())
-        await inPhase(`oncpu-${i}`, async (gateway) => {
-          const targets = [
-            {
-              role: { name: 'api', pid: gateway.api.pid },
-              url: gateway.url,
-              key: gateway.loadKeys[0],
-              prefix: 'openai/',
-            },
-            {
-              role: { name: 'floor', pid: peers.floor.pid },
-              url: peers.floorUrl,
-              key: undefined,
-              prefix: '',
-            },
-          ];
-          const load = (target: (typeof targets)[number], label: string, seconds: number) =>
-            wrkLoad({
-              label,
-              url: `${target.url}/v1/chat/completions`,
-              key: target.key,
-              keysFile: gateway.keysFile,
-              connections: one.connections,
-              seconds,
-              body: chatBody(
-                `${target.prefix}${one.stream ? FAST_STREAM : `mock-delay-${one.delay}`}`,
-                one.stream,
-              ),
-            });
-          await warmApi(gateway, `oncpu-${i}`);
-          for (const target of targets)
-            await load(target, `oncpu-${i}-${target.role.name}-warmup`, settings.onCpuWarmup);
-          for (const target of targets) {
-            const label = `oncpu-${i}-${target.role.name}`;
-            const file = join(OUT, `${label}.perf.data`);
-            // Recorded inside the load: from a second after it starts to a second before it ends.
-            const seconds = settings.onCpuSeconds;
-            const recording = delayed(1000, () => recordCpus(settings.serverCpus, seconds, file));
-            const rps = await load(target, label, seconds + 2);
-            await recording;
-            const summary = summarizeSamples(readSamples(file), {
-              target: target.role,
-              others: [{ name: 'mock', pid: peers.mock.pid }],
-              case: one.name,
-              rps,
-              seconds,
-            });
-            recordings.push(summary);
-            log(
-              `${label} (${one.name}): ${summary.samples} samples, ${rps.toFixed(0)} req/s, main thread ${(summary.byThread[`${target.role.name} main thread`] ?? 0).toFixed(1)} µs/req`,
-            );
-          }
+      for (const [i, one] of cases.entries()) {
+        // Both targets write a jitdump here, so their JavaScript is named (removed after the case).
+        const jitDir = join(OUT, `oncpu-${i}-jit`);
+        // A floor of the case's own: the run's was not started with the jitdump.
+        const caseFloor = await startFloor({
+          mockUrl: peers.mockUrl,
+          redisUrl: peers.floorRedisUrl,
+          label: `oncpu-${i}`,
+          preload: jitDumpFlags(jitDir),
         });
+        try {
+          await inPhase(
+            `oncpu-${i}`,
+            async (gateway) => {
+              const targets = [
+                {
+                  role: { name: 'api', pid: gateway.api.pid },
+                  url: gateway.url,
+                  key: gateway.loadKeys[0],
+                  prefix: 'openai/',
+                },
+                {
+                  role: { name: 'floor', pid: caseFloor.owned.pid },
+                  url: caseFloor.url,
+                  key: undefined,
+                  prefix: '',
+                },
+              ];
+              const load = (target: (typeof targets)[number], label: string, seconds: number) =>
+                wrkLoad({
+                  label,
+                  url: `${target.url}/v1/chat/completions`,
+                  key: target.key,
+                  keysFile: gateway.keysFile,
+                  connections: one.connections,
+                  seconds,
+                  body: chatBody(
+                    `${target.prefix}${one.stream ? FAST_STREAM : `mock-delay-${one.delay}`}`,
+                    one.stream,
+                  ),
+                });
+              await warmApi(gateway, `oncpu-${i}`);
+              for (const target of targets)
+                await load(target, `oncpu-${i}-${target.role.name}-warmup`, settings.onCpuWarmup);
+              for (const target of targets) {
+                const label = `oncpu-${i}-${target.role.name}`;
+                const file = join(OUT, `${label}.perf.data`);
+                // Recorded inside the load: from a second after it starts to a second before it ends.
+                const seconds = settings.onCpuSeconds;
+                const recording = delayed(1000, () => recordCpus(settings.serverCpus, seconds, file));
+                const rps = await load(target, label, seconds + 2);
+                await recording;
+                const summary = summarizeSamples(readSamples(file, jitDir), {
+                  target: target.role,
+                  others: [{ name: 'mock', pid: peers.mock.pid }],
+                  case: one.name,
+                  rps,
+                  seconds,
+                });
+                recordings.push(summary);
+                log(
+                  `${label} (${one.name}): ${summary.samples} samples, ${rps.toFixed(0)} req/s, main thread ${(summary.byThread[`${target.role.name} main thread`] ?? 0).toFixed(1)} µs/req`,
+                );
+              }
+            },
+            jitDumpFlags(jitDir),
+          );
+        } finally {
+          await caseFloor.owned.stop(API_STOP_GRACE_MS);
+          rmSync(jitDir, { recursive: true, force: true });
+        }
+      }
       onCpu = { recordings };
     }
   }
