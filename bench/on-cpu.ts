@@ -388,74 +388,44 @@ export function onCpuSection(
     md += row('other processes on the CPU', (s) => s.byThread['other processes'] ?? 0, api, floor);
     md += row('**all on the server CPU**', (s) => sum(s.byThread), api, floor);
     md += '\n';
-    md += sourcesTable(api, floor, row);
-    md += functionsTable(api, floor, row);
+    md += breakdownTable('the source of the JavaScript running', (s) => s.mainBySource, api, floor, row);
+    md += breakdownTable('the JavaScript function running', (s) => s.mainByFunction, api, floor, row);
   }
   return md;
 }
 
+/** Rows of a breakdown table named per case, the busiest of the api's and the floor's first. */
+const SHOWN_ROWS = 20;
+
 /**
- * The main thread by the source of the JavaScript running (project file, npm package, Node), the
- * api beside the floor, the busiest first. Empty for runs before sources were kept.
+ * The api beside the floor in one breakdown of the main thread (`of`: by source or by function):
+ * the busiest names of either, then the rest (with the names a summary did not keep) and the time
+ * with no JavaScript on the stack. Empty for runs before the breakdown was kept.
  */
-function sourcesTable(
+function breakdownTable(
+  heading: string,
+  of: (s: OnCpuSummary) => Readonly<Record<string, number>> | undefined,
   api: OnCpuSummary | undefined,
   floor: OnCpuSummary | undefined,
   row: (label: string, of: (s: OnCpuSummary) => number, api?: OnCpuSummary, floor?: OnCpuSummary) => string,
 ): string {
-  if (api?.mainBySource === undefined && floor?.mainBySource === undefined) return '';
-  const of = (name: string) => (s: OnCpuSummary) => s.mainBySource?.[name] ?? 0;
-  const largest = (name: string) => Math.max(api ? of(name)(api) : 0, floor ? of(name)(floor) : 0);
+  if ((api && of(api)) === undefined && (floor && of(floor)) === undefined) return '';
+  const value = (name: string) => (s: OnCpuSummary) => of(s)?.[name] ?? 0;
+  const largest = (name: string) => Math.max(api ? value(name)(api) : 0, floor ? value(name)(floor) : 0);
   const names = [
-    ...new Set([...Object.keys(api?.mainBySource ?? {}), ...Object.keys(floor?.mainBySource ?? {})]),
-  ]
-    .filter((name) => name !== NO_FUNCTION)
-    .sort((a, b) => largest(b) - largest(a));
-  let md =
-    '| main thread by the source of the JavaScript running, µs per request | api | floor | api − floor |\n|---|---|---|---|\n';
-  for (const name of names.slice(0, SHOWN_SOURCES)) md += row(`\`${name}\``, of(name), api, floor);
-  const hidden = names.slice(SHOWN_SOURCES);
-  if (hidden.length > 0)
-    md += row('(other sources)', (s) => hidden.reduce((total, name) => total + of(name)(s), 0), api, floor);
-  md += row(NO_FUNCTION, of(NO_FUNCTION), api, floor);
-  return `${md}\n`;
-}
-
-/** Sources shown per case before the rest. */
-const SHOWN_SOURCES = 25;
-
-/** Named functions shown per case (the busiest of the api and of the floor), before the rest. */
-const SHOWN_FUNCTIONS = 20;
-
-/**
- * The main thread by the JavaScript function running, the api beside the floor: the busiest
- * functions of either, then the rest and the time with no JavaScript on the stack. Empty for runs
- * before functions were kept.
- */
-function functionsTable(
-  api: OnCpuSummary | undefined,
-  floor: OnCpuSummary | undefined,
-  row: (label: string, of: (s: OnCpuSummary) => number, api?: OnCpuSummary, floor?: OnCpuSummary) => string,
-): string {
-  if (api?.mainByFunction === undefined && floor?.mainByFunction === undefined) return '';
-  const of = (name: string) => (s: OnCpuSummary) => s.mainByFunction?.[name] ?? 0;
-  const largest = (name: string) => Math.max(api ? of(name)(api) : 0, floor ? of(name)(floor) : 0);
-  const names = [
-    ...new Set([...Object.keys(api?.mainByFunction ?? {}), ...Object.keys(floor?.mainByFunction ?? {})]),
+    ...new Set([...Object.keys((api && of(api)) ?? {}), ...Object.keys((floor && of(floor)) ?? {})]),
   ]
     .filter((name) => name !== OTHER_FUNCTIONS && name !== NO_FUNCTION)
     .sort((a, b) => largest(b) - largest(a));
-  const shown = names.slice(0, SHOWN_FUNCTIONS);
-  let md =
-    '| main thread by the JavaScript function running, µs per request | api | floor | api − floor |\n|---|---|---|---|\n';
-  for (const name of shown) md += row(`\`${name}\``, of(name), api, floor);
-  const hidden = names.slice(SHOWN_FUNCTIONS);
+  const hidden = names.slice(SHOWN_ROWS);
+  let md = `| main thread by ${heading}, µs per request | api | floor | api − floor |\n|---|---|---|---|\n`;
+  for (const name of names.slice(0, SHOWN_ROWS)) md += row(`\`${name}\``, value(name), api, floor);
   md += row(
-    OTHER_FUNCTIONS,
-    (s) => hidden.reduce((total, name) => total + of(name)(s), of(OTHER_FUNCTIONS)(s)),
+    '(the rest)',
+    (s) => hidden.reduce((total, name) => total + value(name)(s), value(OTHER_FUNCTIONS)(s)),
     api,
     floor,
   );
-  md += row(NO_FUNCTION, of(NO_FUNCTION), api, floor);
+  md += row(NO_FUNCTION, value(NO_FUNCTION), api, floor);
   return `${md}\n`;
 }
