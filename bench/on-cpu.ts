@@ -72,9 +72,13 @@ export const GENERATED_CODE = '(code generated at run time: validators, serializ
 export function perfUnusable(cpus: string): string | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'bench-perf-'));
   try {
-    execFileSync('perf', ['record', '-C', cpus, '-F', '99', '-o', join(dir, 'probe.data'), '--', 'true'], {
-      stdio: 'pipe',
-    });
+    execFileSync(
+      'perf',
+      ['record', '-C', cpus, '-F', '99', '--no-buildid-cache', '-o', join(dir, 'probe.data'), '--', 'true'],
+      {
+        stdio: 'pipe',
+      },
+    );
     return undefined;
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim().split('\n').at(-1);
@@ -111,6 +115,8 @@ export async function recordCpus(cpus: string, seconds: number, file: string): P
       '-k',
       '1',
       '-g',
+      // The build-ids of what ran stay out of ~/.debug (perf's cache, shared by every run).
+      '--no-buildid-cache',
       '-o',
       file,
       '--',
@@ -135,10 +141,10 @@ export async function recordCpus(cpus: string, seconds: number, file: string): P
 export function readSamples(file: string, jitDir?: string): CpuSample[] {
   const jit =
     jitDir !== undefined && existsSync(jitDir) && readdirSync(jitDir).some((f) => f.startsWith('jit-'));
-  // perf keeps the code files it reads in a build-id cache: this run's own, not ~/.debug.
-  const env = { ...process.env, PERF_BUILDID_DIR: join(jitDir ?? tmpdir(), 'buildid') };
+  // perf files the code it injects in a build-id cache: the jitdump folder's own, not ~/.debug.
+  const cache = jitDir === undefined ? [] : ['--buildid-dir', join(jitDir, 'buildid')];
   const perf = (args: string[]) =>
-    execFileSync('perf', args, { env, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+    execFileSync('perf', [...cache, ...args], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
   const input = jit ? `${file}.jit` : file;
   if (jit) perf(['inject', '--jit', '-i', file, '-o', input]);
   try {
@@ -354,7 +360,7 @@ export function onCpuSection(
   if (run === undefined) return `${md}Not run (BENCH_ONCPU_SECONDS=0).\n`;
   if ('skipped' in run) return `${md}Not run: ${run.skipped} (Debian: \`apt-get install -y linux-perf\`).\n`;
   const named = run.recordings.some((r) => r.mainByFunction !== undefined);
-  md += `\`perf record -C ${serverCpus} -F ${SAMPLE_HZ}${named ? ' -g -k 1' : ''}\` (\`bench/on-cpu.ts\`): every thread that ran on the server CPU, sampled on the kernel's CPU clock (a sample is time spent running, never waiting), for ${seconds} s inside a load of its own (wrk, the load tables' keys rotated), unstreamed requests at each upstream delay, then streams ten at a time (20 chunks at once, as in the stream probe); first with the api under load (a fresh one, fresh stores for each case), then with the floor proxy (the load tables' **floor**${named ? ', a fresh one for each case' : ''}), after ${warmupS} s of the same load on each (the fresh api first served the 0 ms load alone, \`BENCH_API_WARMUP\`: a fresh api compiles its hot path on V8's helper threads for thousands of requests); divided by the requests answered meanwhile. Unlike the profile above, the mock's time is the mock's (in V8's wall-clock profile it shows up inside the api's socket writes, since a write wakes the mock, which shares the CPU) and the V8 helper threads (concurrent marking, compilation) are apart from the main thread. The main thread's time is split by the code that ran: the kernel (system calls: loopback TCP, the mock woken, \`epoll\`; page faults), compiled JavaScript (JIT code, the project's and the npm packages' alike), then V8's builtins and runtime by kind, SQLite, the HTTP parser, Node's runtime and the C libraries.${named ? ` Two more tables charge the main thread's time to the JavaScript running, by its source (a project file, an npm package, Node's own) and by function: the api and the floor proxy of each case run with V8's jitdump (\`node --perf-prof\`, which names every compiled function), the recording keeps each sample's stack (\`-g\`, on the monotonic clock: \`-k 1\`), \`perf inject --jit\` names the JavaScript frames, and each sample counts for the innermost JavaScript function on its stack, so the builtins, V8's runtime, SQLite and the system calls a function called count for it (the call stacks' cost, a few per cent, is in every figure here).` : ''}\n\n`;
+  md += `\`perf record -C ${serverCpus} -F ${SAMPLE_HZ}${named ? ' -g -k 1' : ''}\` (\`bench/on-cpu.ts\`): every thread that ran on the server CPU, sampled on the kernel's CPU clock (a sample is time spent running, never waiting), for ${seconds} s inside a load of its own (wrk, the load tables' keys rotated), unstreamed requests at each upstream delay, then streams ten at a time (20 chunks at once, as in the stream probe); first with the api under load (a fresh one, fresh stores for each case), then with the floor proxy (the load tables' **floor**${named ? ', a fresh one for each case' : ''}), after ${warmupS} s of the same load on each (the fresh api first served the 0 ms load alone, \`BENCH_API_WARMUP\`: a fresh api compiles its hot path on V8's helper threads for thousands of requests); divided by the requests answered meanwhile. Unlike the profile above, the mock's time is the mock's (in V8's wall-clock profile it shows up inside the api's socket writes, since a write wakes the mock, which shares the CPU) and the V8 helper threads (concurrent marking, compilation) are apart from the main thread. The main thread's time is split by the code that ran: the kernel (system calls: loopback TCP, the mock woken, \`epoll\`; page faults), compiled JavaScript (JIT code, the project's and the npm packages' alike), then V8's builtins and runtime by kind, SQLite, the HTTP parser, Node's runtime and the C libraries.${named ? ` Two more tables charge the main thread's time to the JavaScript running, by its source (a project file, an npm package, Node's own) and by function: the api and the floor proxy of each case run with V8's jitdump (\`node --perf-prof\`, which names every compiled function), the recording keeps each sample's stack (\`-g\`, on the monotonic clock: \`-k 1\`), \`perf inject --jit\` names the JavaScript frames, and each sample counts for the innermost JavaScript function on its stack, so the builtins, V8's runtime, SQLite and the system calls a function called count for it (what it costs to record the stacks is in every figure here).` : ''}\n\n`;
   const row = (label: string, of: (s: OnCpuSummary) => number, api?: OnCpuSummary, floor?: OnCpuSummary) => {
     const [a, f] = [api && of(api), floor && of(floor)];
     return `| ${label} | ${us(a)} | ${us(f)} | ${a === undefined || f === undefined ? '–' : signedUs(a - f)} |\n`;
