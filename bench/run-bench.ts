@@ -125,6 +125,13 @@ const STREAM_CONCURRENCY = 10;
 const FAST_STREAM = 'mock-delay-0-chunks-20-chunkdelay-0';
 /** Keys of the probe account: one for each stream probe of the streaming phase. */
 const PROBE_KEYS = 3;
+/** A load the on-CPU phase records: its name in the results, upstream delay, clients, streamed or not. */
+interface OnCpuCase {
+  readonly name: string;
+  readonly delay: number;
+  readonly connections: number;
+  readonly stream: boolean;
+}
 /** The spec's limit of active keys per account. */
 const KEYS_PER_ACCOUNT = 25;
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -453,6 +460,62 @@ async function main(): Promise<void> {
       `${phase}: the fresh api warmed by ${settings.apiWarmup} s of ${streams ? 'streams ten at a time' : 'the 0 ms load'} (${rps.toFixed(0)} req/s)`,
     );
   };
+  /**
+   * One on-CPU case: the api, then the floor, each warmed and then recorded under the case's load;
+   * their summaries.
+   */
+  const recordOnCpuCase = async (
+    phase: string,
+    one: OnCpuCase,
+    gateway: Gateway,
+    caseFloor: { readonly owned: Owned; readonly url: string },
+    jitDir: string,
+  ): Promise<OnCpuSummary[]> => {
+    const targets = [
+      {
+        role: { name: 'api', pid: gateway.api.pid },
+        url: gateway.url,
+        key: gateway.loadKeys[0],
+        prefix: 'openai/',
+      },
+      { role: { name: 'floor', pid: caseFloor.owned.pid }, url: caseFloor.url, key: undefined, prefix: '' },
+    ];
+    const load = (target: (typeof targets)[number], label: string, seconds: number) =>
+      wrkLoad({
+        label,
+        url: `${target.url}/v1/chat/completions`,
+        key: target.key,
+        keysFile: gateway.keysFile,
+        connections: one.connections,
+        seconds,
+        body: chatBody(`${target.prefix}${one.stream ? FAST_STREAM : `mock-delay-${one.delay}`}`, one.stream),
+      });
+    await warmApi(gateway, phase);
+    for (const target of targets)
+      await load(target, `${phase}-${target.role.name}-warmup`, settings.onCpuWarmup);
+    const summaries: OnCpuSummary[] = [];
+    for (const target of targets) {
+      const label = `${phase}-${target.role.name}`;
+      const file = join(OUT, `${label}.perf.data`);
+      // Recorded inside the load: from a second after it starts to a second before it ends.
+      const seconds = settings.onCpuSeconds;
+      const recording = delayed(1000, () => recordCpus(settings.serverCpus, seconds, file));
+      const rps = await load(target, label, seconds + 2);
+      await recording;
+      const summary = summarizeSamples(readSamples(file, jitDir), {
+        target: target.role,
+        others: [{ name: 'mock', pid: peers.mock.pid }],
+        case: one.name,
+        rps,
+        seconds,
+      });
+      summaries.push(summary);
+      log(
+        `${label} (${one.name}): ${summary.samples} samples, ${rps.toFixed(0)} req/s, main thread ${(summary.byThread[`${target.role.name} main thread`] ?? 0).toFixed(1)} µs/req`,
+      );
+    }
+    return summaries;
+  };
   const loadEnv = (gateway: Gateway, delay: number, warmupFirst: number) => ({
     DIRECT_URL: peers.mockUrl,
     WRK_KEYS_FILE: gateway.keysFile,
@@ -642,7 +705,7 @@ async function main(): Promise<void> {
       log(`on-CPU phase skipped: ${unusable}`);
       onCpu = { skipped: unusable };
     } else {
-      const cases = [
+      const cases: OnCpuCase[] = [
         ...settings.onCpuDelays.map((delay) => ({
           name: `unstreamed, ${settings.connections} clients, ${delay} ms upstream delay`,
           delay,
@@ -671,56 +734,7 @@ async function main(): Promise<void> {
           await inPhase(
             `oncpu-${i}`,
             async (gateway) => {
-              const targets = [
-                {
-                  role: { name: 'api', pid: gateway.api.pid },
-                  url: gateway.url,
-                  key: gateway.loadKeys[0],
-                  prefix: 'openai/',
-                },
-                {
-                  role: { name: 'floor', pid: caseFloor.owned.pid },
-                  url: caseFloor.url,
-                  key: undefined,
-                  prefix: '',
-                },
-              ];
-              const load = (target: (typeof targets)[number], label: string, seconds: number) =>
-                wrkLoad({
-                  label,
-                  url: `${target.url}/v1/chat/completions`,
-                  key: target.key,
-                  keysFile: gateway.keysFile,
-                  connections: one.connections,
-                  seconds,
-                  body: chatBody(
-                    `${target.prefix}${one.stream ? FAST_STREAM : `mock-delay-${one.delay}`}`,
-                    one.stream,
-                  ),
-                });
-              await warmApi(gateway, `oncpu-${i}`);
-              for (const target of targets)
-                await load(target, `oncpu-${i}-${target.role.name}-warmup`, settings.onCpuWarmup);
-              for (const target of targets) {
-                const label = `oncpu-${i}-${target.role.name}`;
-                const file = join(OUT, `${label}.perf.data`);
-                // Recorded inside the load: from a second after it starts to a second before it ends.
-                const seconds = settings.onCpuSeconds;
-                const recording = delayed(1000, () => recordCpus(settings.serverCpus, seconds, file));
-                const rps = await load(target, label, seconds + 2);
-                await recording;
-                const summary = summarizeSamples(readSamples(file, jitDir), {
-                  target: target.role,
-                  others: [{ name: 'mock', pid: peers.mock.pid }],
-                  case: one.name,
-                  rps,
-                  seconds,
-                });
-                recordings.push(summary);
-                log(
-                  `${label} (${one.name}): ${summary.samples} samples, ${rps.toFixed(0)} req/s, main thread ${(summary.byThread[`${target.role.name} main thread`] ?? 0).toFixed(1)} µs/req`,
-                );
-              }
+              recordings.push(...(await recordOnCpuCase(`oncpu-${i}`, one, gateway, caseFloor, jitDir)));
             },
             jitDumpFlags(jitDir),
           );
