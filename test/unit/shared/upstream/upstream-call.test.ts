@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Agent, errors as undiciErrors } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callUpstream } from '../../../../shared/src/upstream/upstream-call.ts';
@@ -49,25 +49,15 @@ describe('callUpstream', () => {
   });
 
   it('hands over what one read brought as one piece: a chunked body of 20 chunks sent in one write', async () => {
-    // A raw server, so the answer and its 20 HTTP chunks leave in one socket write: undici then
-    // delivers the chunks one by one within one read, and the reader must get them together.
+    // Node corks a response's writes of one turn into one socket write: the 20 HTTP chunks arrive
+    // in one read, undici delivers them one by one, and the reader must get them together.
     const events = Array.from({ length: 20 }, (_, i) => `data: {"n":${i}}\n\n`);
-    const chunked = events.map((event) => `${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`);
-    const server = createTcpServer((socket) => {
-      socket.once('data', () =>
-        socket.write(
-          `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${chunked.join('')}0\r\n\r\n`,
-        ),
-      );
+    const { call } = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const event of events) res.write(event);
+      res.end();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const agent = new Agent({ headersTimeout: 2_000, bodyTimeout: 2_000 });
-    closers.push(async () => {
-      await agent.close().catch(() => undefined);
-      await new Promise((resolve) => server.close(resolve));
-    });
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const answer = await callUpstream(agent, { origin, path: '/v1/x', method: 'POST', body: '{}' });
+    const answer = await call();
     const pieces: string[] = [];
     for await (const piece of answer.body) pieces.push(Buffer.from(piece).toString('utf8'));
     expect(pieces).toEqual([events.join('')]);
