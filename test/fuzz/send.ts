@@ -10,6 +10,7 @@ import { mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
 import { solidPng } from '../../shared/src/file-formats/builders/png.ts';
 import { randomSequence } from '../../shared/src/file-formats/builders/seed.ts';
 import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
+import { dechunk } from '../helpers/raw-http.ts';
 import { toJsonText } from './hostile.ts';
 import type { BodySpec, FuzzRequest, HttpFuzzRequest, PartContent } from './requests.ts';
 
@@ -388,27 +389,12 @@ export function parseAnswer(data: Buffer, head: boolean, atEnd: boolean): Answer
     if (head || status === 204 || status === 304 || status === 101) return answer(Buffer.alloc(0));
     if (headers['transfer-encoding']?.toLowerCase() === 'chunked') {
       const body = dechunk(rest);
-      return body === undefined ? (atEnd ? undefined : undefined) : answer(body);
+      return body === undefined ? undefined : answer(body);
     }
     if (headers['content-length'] !== undefined) {
       const length = Number(headers['content-length']);
       return rest.length >= length ? answer(rest.subarray(0, length)) : undefined;
     }
     return atEnd ? answer(rest) : undefined;
-  }
-}
-
-function dechunk(data: Buffer): Buffer | undefined {
-  const parts: Buffer[] = [];
-  let at = 0;
-  for (;;) {
-    const lineEnd = data.indexOf('\r\n', at);
-    if (lineEnd < 0) return undefined;
-    const size = Number.parseInt(data.subarray(at, lineEnd).toString('latin1'), 16);
-    if (Number.isNaN(size)) return undefined;
-    if (size === 0) return Buffer.concat(parts);
-    if (data.length < lineEnd + 2 + size + 2) return undefined;
-    parts.push(data.subarray(lineEnd + 2, lineEnd + 2 + size));
-    at = lineEnd + 2 + size + 2;
   }
 }

@@ -118,14 +118,15 @@ function tryParse(data: Buffer, atEnd = false): Omit<RawResponse, 'closed' | 'ms
   }
   if (headers['transfer-encoding'] === 'chunked') {
     const body = dechunk(rest);
-    return body === undefined ? undefined : { status, headers, body };
+    return body === undefined ? undefined : { status, headers, body: body.toString('utf8') };
   }
   return atEnd || status === 204 || status === 304
     ? { status, headers, body: rest.toString('utf8') }
     : undefined;
 }
 
-function dechunk(data: Buffer): string | undefined {
+/** A whole chunked body's data, or undefined while its last chunk has not arrived (or it is malformed). */
+export function dechunk(data: Buffer): Buffer | undefined {
   const parts: Buffer[] = [];
   let at = 0;
   for (;;) {
@@ -133,7 +134,7 @@ function dechunk(data: Buffer): string | undefined {
     if (lineEnd < 0) return undefined;
     const size = Number.parseInt(data.subarray(at, lineEnd).toString('latin1'), 16);
     if (Number.isNaN(size)) return undefined;
-    if (size === 0) return Buffer.concat(parts).toString('utf8');
+    if (size === 0) return Buffer.concat(parts);
     if (data.length < lineEnd + 2 + size + 2) return undefined;
     parts.push(data.subarray(lineEnd + 2, lineEnd + 2 + size));
     at = lineEnd + 2 + size + 2;
