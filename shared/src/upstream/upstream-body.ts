@@ -18,6 +18,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
   readonly #controller: Dispatcher.DispatchController;
   #chunks: Buffer[] = [];
   #buffered = 0;
+  #takenBytes = 0;
   #ended = false;
   #error: Error | undefined;
   #wake: (() => void) | undefined;
@@ -48,29 +49,8 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     this.#notify();
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
-    if (this.#used) throw new TypeError('the upstream body was already read');
-    this.#used = true;
-    let complete = false;
-    try {
-      for (;;) {
-        const chunk = this.#take();
-        if (chunk !== undefined) {
-          yield chunk;
-          continue;
-        }
-        if (this.#error !== undefined) throw this.#error;
-        if (this.#ended) {
-          complete = true;
-          return;
-        }
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-      }
-    } finally {
-      if (!complete && !this.#ended) this.#controller.abort(new undiciErrors.RequestAbortedError());
-    }
+  [Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    return this.#reads(joined);
   }
 
   async text(): Promise<string> {
@@ -95,25 +75,56 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     }
   }
 
+  /** The whole body: every chunk kept as it came, copied once at the end (none for a single chunk). */
   async #whole(): Promise<Buffer> {
     const chunks: Buffer[] = [];
-    for await (const chunk of this) chunks.push(chunk as Buffer);
+    for await (const taken of this.#reads(apart)) for (const chunk of taken) chunks.push(chunk);
     return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   }
 
   /**
-   * Everything that arrived since the last take, as one chunk: what one network read brought (an
-   * upstream's chunked body delivers each of its HTTP chunks apart, a stream's events often one a
-   * chunk) reaches the reader at once, so a relay passes it on in one step instead of one per chunk.
+   * The body read to its end, one step per take (`shape` turns what was taken into what the reader
+   * gets). A reader that stops before the end aborts the call.
    */
-  #take(): Buffer | undefined {
+  async *#reads<T>(shape: (chunks: Buffer[], size: number) => T): AsyncGenerator<T> {
+    if (this.#used) throw new TypeError('the upstream body was already read');
+    this.#used = true;
+    let complete = false;
+    try {
+      for (;;) {
+        const chunks = this.#take();
+        if (chunks !== undefined) {
+          yield shape(chunks, this.#takenBytes);
+          continue;
+        }
+        if (this.#error !== undefined) throw this.#error;
+        if (this.#ended) {
+          complete = true;
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+      }
+    } finally {
+      if (!complete && !this.#ended) this.#controller.abort(new undiciErrors.RequestAbortedError());
+    }
+  }
+
+  /**
+   * Everything that arrived since the last take: what one network read brought (an upstream's
+   * chunked body delivers each of its HTTP chunks apart, a stream's events often one a chunk)
+   * reaches the reader at once, so a relay passes it on in one step instead of one per chunk.
+   * `#takenBytes` is their size.
+   */
+  #take(): Buffer[] | undefined {
     const chunks = this.#chunks;
     if (chunks.length === 0) return undefined;
-    const taken = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.#buffered);
+    this.#takenBytes = this.#buffered;
     this.#chunks = [];
     this.#buffered = 0;
     if (this.#controller.paused) this.#controller.resume();
-    return taken;
+    return chunks;
   }
 
   #notify(): void {
@@ -121,4 +132,14 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     this.#wake = undefined;
     wake?.();
   }
+}
+
+/** What an iterating reader gets of a take: one chunk (the chunks joined when there are several). */
+function joined(chunks: Buffer[], size: number): Buffer {
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
+
+/** What `#whole` keeps of a take: the chunks as they came, joined once at the end. */
+function apart(chunks: Buffer[]): Buffer[] {
+  return chunks;
 }

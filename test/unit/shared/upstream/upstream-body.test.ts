@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UpstreamBody } from '../../../../shared/src/upstream/upstream-body.ts';
 
 /** The dispatcher's side of one call, recording what the body asked of the connection. */
@@ -62,5 +62,34 @@ describe('UpstreamBody', () => {
     body.push(Buffer.from('first'));
     for await (const _ of body) break;
     expect(calls).toEqual(['abort']);
+  });
+
+  it('reads a whole body of many chunks and takes with one copy at the end', async () => {
+    const { fake } = controller();
+    const body = new UpstreamBody(fake);
+    const concat = vi.spyOn(Buffer, 'concat');
+    try {
+      const text = body.text();
+      for (const piece of ['{"a":', '1,', '"b":']) body.push(Buffer.from(piece));
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const piece of ['"x', 'y"', '}']) body.push(Buffer.from(piece));
+      body.end();
+
+      expect(await text).toBe('{"a":1,"b":"xy"}');
+      // Two takes of three chunks each: joined once, not once per take and again at the end.
+      expect(concat).toHaveBeenCalledTimes(1);
+    } finally {
+      concat.mockRestore();
+    }
+  });
+
+  it('refuses a second reader', async () => {
+    const { fake } = controller();
+    const body = new UpstreamBody(fake);
+    body.push(Buffer.from('{}'));
+    body.end();
+
+    expect(await body.json()).toEqual({});
+    await expect(body.text()).rejects.toThrow(/already read/);
   });
 });
