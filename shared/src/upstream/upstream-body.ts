@@ -18,7 +18,6 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
   readonly #controller: Dispatcher.DispatchController;
   #chunks: Buffer[] = [];
   #buffered = 0;
-  #takenBytes = 0;
   #ended = false;
   #error: Error | undefined;
   #wake: (() => void) | undefined;
@@ -86,7 +85,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
    * The body read to its end, one step per take (`shape` turns what was taken into what the reader
    * gets). A reader that stops before the end aborts the call.
    */
-  async *#reads<T>(shape: (chunks: Buffer[], size: number) => T): AsyncGenerator<T> {
+  async *#reads<T>(shape: (chunks: Buffer[]) => T): AsyncGenerator<T> {
     if (this.#used) throw new TypeError('the upstream body was already read');
     this.#used = true;
     let complete = false;
@@ -94,7 +93,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
       for (;;) {
         const chunks = this.#take();
         if (chunks !== undefined) {
-          yield shape(chunks, this.#takenBytes);
+          yield shape(chunks);
           continue;
         }
         if (this.#error !== undefined) throw this.#error;
@@ -115,12 +114,10 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
    * Everything that arrived since the last take: what one network read brought (an upstream's
    * chunked body delivers each of its HTTP chunks apart, a stream's events often one a chunk)
    * reaches the reader at once, so a relay passes it on in one step instead of one per chunk.
-   * `#takenBytes` is their size.
    */
   #take(): Buffer[] | undefined {
     const chunks = this.#chunks;
     if (chunks.length === 0) return undefined;
-    this.#takenBytes = this.#buffered;
     this.#chunks = [];
     this.#buffered = 0;
     if (this.#controller.paused) this.#controller.resume();
@@ -135,8 +132,8 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
 }
 
 /** What an iterating reader gets of a take: one chunk (the chunks joined when there are several). */
-function joined(chunks: Buffer[], size: number): Buffer {
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+function joined(chunks: Buffer[]): Buffer {
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
 /** What `#whole` keeps of a take: the chunks as they came, joined once at the end. */
