@@ -5,6 +5,7 @@ import {
   javaScriptFunction,
   NO_FUNCTION,
   OTHER_CATEGORY,
+  OTHER_FUNCTIONS,
   onCpuSection,
   parseSamples,
   SAMPLE_HZ,
@@ -177,6 +178,39 @@ describe('on-CPU accounting', () => {
     // A run recorded before functions were kept has no such table.
     const { mainByFunction: _, ...older } = api;
     expect(onCpuSection({ recordings: [older] }, '1', 2, 5)).not.toContain('JavaScript function running');
+  });
+
+  it('keeps the 25 busiest functions by name and shows the 20 busiest of either, the rest summed', () => {
+    // Function f<n> runs n + 1 samples of the main thread: 30 functions, the busiest f29.
+    const samples = Array.from({ length: 30 }, (_, n) =>
+      Array.from({ length: n + 1 }, () => ({
+        comm: 'MainThread',
+        pid: 100,
+        tid: 100,
+        sym: 'Builtins_LoadIC',
+        dso: NODE,
+        owner: `f${n} api/src/f.ts:${n}`,
+      })),
+    ).flat();
+    const summary = summarizeSamples(samples, {
+      target: { name: 'api', pid: 100 },
+      others: [],
+      case: 'cut',
+      rps: 100,
+      seconds: 2,
+    });
+    const kept = Object.keys(summary.mainByFunction ?? {});
+
+    expect(kept).toHaveLength(26);
+    expect(kept).toContain('f5 api/src/f.ts:5');
+    expect(kept).not.toContain('f4 api/src/f.ts:4');
+    // f0 … f4: 1 + 2 + 3 + 4 + 5 samples.
+    expect(summary.mainByFunction?.[OTHER_FUNCTIONS]).toBeCloseTo(15 * one);
+    const md = onCpuSection({ recordings: [summary] }, '1', 2, 5);
+    expect(md).toContain('| `f10 api/src/f.ts:10` |');
+    expect(md).not.toContain('| `f9 api/src/f.ts:9` |');
+    // The hidden f5 … f9 (6 + … + 10 = 40 samples) with the summary's other functions (15).
+    expect(md).toContain(`| (the rest) | ${(55 * one).toFixed(1)} | – | – |`);
   });
 
   it('writes the api beside the floor per case, and says why when perf could not run', () => {
