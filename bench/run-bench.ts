@@ -211,13 +211,19 @@ async function startPeers(): Promise<Peers> {
  * A floor proxy (bench/floor-proxy.ts) on a free port of the server CPU, once it answers. `label`
  * names a phase's own one (its process and log file); `preload` and `env` go to its node.
  */
+/** A floor proxy started by `startFloor`: its process and its address. */
+interface StartedFloor {
+  readonly owned: Owned;
+  readonly url: string;
+}
+
 async function startFloor(options: {
   readonly mockUrl: string;
   readonly redisUrl: string;
   readonly label?: string;
   readonly preload?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
-}): Promise<{ owned: Owned; url: string }> {
+}): Promise<StartedFloor> {
   const port = await freePort();
   const suffix = options.label === undefined ? '' : `-${options.label}`;
   const owned = startProcess({
@@ -468,7 +474,7 @@ async function main(): Promise<void> {
     phase: string,
     one: OnCpuCase,
     gateway: Gateway,
-    caseFloor: { readonly owned: Owned; readonly url: string },
+    caseFloor: StartedFloor,
     jitDir: string,
   ): Promise<OnCpuSummary[]> => {
     const targets = [
