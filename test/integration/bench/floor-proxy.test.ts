@@ -115,7 +115,9 @@ describe('floor proxy', () => {
       const timedUrl = (await timed.waitFor(/floor-proxy listening on/))
         .replace(/^.*listening on /, '')
         .trim();
-      upstream.script.next({ kind: 'slow', delayMs: 40 }, 3);
+      // The upstream's delay is far above what any other stage takes, even the first request's in a
+      // fresh process on a loaded host (CI saw 43 ms there), so the split is what is tested.
+      upstream.script.next({ kind: 'slow', delayMs: 300 }, 3);
       for (let i = 0; i < 3; i++) {
         const response = await fetch(`${timedUrl}/v1/chat/completions`, {
           method: 'POST',
@@ -129,8 +131,8 @@ describe('floor proxy', () => {
       await timed.exited();
       const timing = stageTimingOf(dir, 'floor', 60);
       expect(timing?.requests).toBe(3);
-      expect(timing?.upstream.p10).toBeGreaterThanOrEqual(39);
-      for (const stage of [timing?.pre, timing?.send, timing?.post]) expect(stage?.p99).toBeLessThan(39);
+      expect(timing?.upstream.p10).toBeGreaterThanOrEqual(299);
+      for (const stage of [timing?.pre, timing?.send, timing?.post]) expect(stage?.p99).toBeLessThan(299);
       expect(timing?.pre.p10).toBeGreaterThan(0);
     } finally {
       timed.child.kill('SIGKILL');
