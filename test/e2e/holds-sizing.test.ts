@@ -1,9 +1,9 @@
 /**
- * Hold sizing (docs/money-core.md, "Hold sizing"): holds bound a request's cost from its validated
- * parameters and the model's limits, so that small requests run side by side on a small wallet or
- * cap, requests that state `max_tokens` overshoot the floor or a cap by at most one request's cost,
- * no request is refused because of its own hold, and one request with an enormous `max_tokens`
- * no longer makes every other key of its account answer 402.
+ * Hold sizing (docs/money-core.md, "Hold sizing"): small requests run side by side on a small
+ * wallet or cap, a request that states no bound is never refused because of its own hold, requests
+ * that state `max_tokens` are admitted only when their bound can be paid (so they never take the
+ * wallet below its floor or the key past its cap), and one request with an enormous `max_tokens`
+ * never makes the account's other keys answer 402.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/admin-client.ts';
@@ -101,8 +101,8 @@ describe('a small monthly cap', () => {
 });
 
 describe('requests that state max_tokens', () => {
-  it('overshoot the wallet floor by at most one request, however many run at once', async () => {
-    // The answer (`Demo answer to: …`, cut to max_tokens) costs exactly what its hold allows for.
+  it('never take the wallet below its floor, however many run at once, and run as many as it can pay', async () => {
+    // The answer (`Demo answer to: …`, cut to max_tokens) costs what its bound allows for.
     const body = {
       model: 'demo/chat',
       messages: [{ role: 'user', content: 'word '.repeat(40) }],
@@ -115,7 +115,7 @@ describe('requests that state max_tokens', () => {
     for (const refused of answers.filter((a) => a.status !== 200))
       expect(refused.json.error).toMatchObject({ code: 'insufficient_quota' });
     const costs = ok.map(costOf);
-    // One at a time until the floor (0) is passed: then refused.
+    // One at a time until the next one's bound no longer fits above the floor (0): then refused.
     for (let i = 0; i < 40; i++) {
       await g.gateway.services.billing.flush();
       const next = await chat(key, body);
@@ -124,9 +124,9 @@ describe('requests that state max_tokens', () => {
     }
     const balance = await g.balanceMicros(accountId);
     expect(balance).toBe(1_000_000n - sum(costs));
-    // Refused once the balance passed the floor (0), by at most one request's cost.
-    expect(balance < 0n, `balance ${balance}`).toBe(true);
-    expect(-balance <= largest(costs), `balance ${balance}`).toBe(true);
+    // Refused before the floor was passed, with less than one more request's cost left.
+    expect(balance >= 0n, `balance ${balance}`).toBe(true);
+    expect(balance < 2n * largest(costs), `balance ${balance}`).toBe(true);
   });
 });
 
@@ -183,7 +183,7 @@ describe('one request with an enormous max_tokens', () => {
     }
   });
 
-  it('is admitted on a wallet smaller than its bound when nothing else runs, and the account waits for it', async () => {
+  it('is refused (402) on a wallet that cannot pay its bound, and the account goes on', async () => {
     const first = await g.fundedClient({ topUp: 100 });
     const second = await admin<{ key: string }>(
       g.gateway.app,
@@ -191,19 +191,24 @@ describe('one request with an enormous max_tokens', () => {
       `/accounts/${first.accountId}/keys`,
       {},
     );
-    g.openai.script.always({ kind: 'slow', delayMs: 400 });
-    try {
-      // It may cost up to ~17,000 IRT: the wallet's 100 IRT cannot cover what it might spend, so
-      // while it runs the account's other requests are refused (the overshoot stays one request).
-      const bounded = chat(first.key, slowChat(16_384));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const meanwhile = await chat(second.key, small);
-      expect(meanwhile.json.error).toMatchObject({ code: 'insufficient_quota' });
-      expect((await bounded).status).toBe(200);
-    } finally {
-      g.openai.script.reset();
-    }
-    await g.gateway.services.billing.flush();
+    // It may cost up to ~17,000 IRT: the wallet's 100 IRT cannot pay that, so it is refused before
+    // any provider is called, and nothing is held for it.
+    const upstreamCalls = g.openai.requests.length;
+    const bounded = await chat(first.key, slowChat(16_384));
+    expect(bounded.status).toBe(402);
+    expect(bounded.json.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_quota' });
+    expect(g.openai.requests.length).toBe(upstreamCalls);
     expect((await chat(second.key, small)).status).toBe(200);
+    // The same request with a bound the wallet can pay runs.
+    expect((await chat(first.key, slowChat(64))).status).toBe(200);
+  });
+
+  it('is refused (402 spend_limit_reached) under a cap that cannot pay its bound', async () => {
+    const { key, keyId } = await g.fundedClient({ topUp: 1_000_000 });
+    await patchKey(g.gateway, keyId, { monthly_cap: 100 });
+    const refused = await chat(key, slowChat(16_384));
+    expect(refused.status).toBe(402);
+    expect(refused.json.error).toMatchObject({ code: 'spend_limit_reached' });
+    expect((await chat(key, slowChat(64))).status).toBe(200);
   });
 });

@@ -406,18 +406,18 @@ describe('admission on /elevenlabs', () => {
     expect(await third.json()).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
   });
 
-  it('a wallet spent below its floor → 402 insufficient_quota; a monthly cap reached → 402 spend_limit_reached', async () => {
+  it('a wallet that cannot pay the next request → 402 insufficient_quota; a monthly cap → 402 spend_limit_reached', async () => {
     const cost = costOf(SPEECH, characters(text));
-    // 100 IRT: the first request is admitted (the wallet still holds money) and overshoots it.
-    const poor = await fundedKey(100);
+    // A speech request's cost is fixed by its text: admitted only when the wallet can pay it.
+    const poor = await fundedKey(Number(cost + cost / 2n) / 1e6);
     const first = await speak(poor.key);
     expect(first.status).toBe(200);
     await first.arrayBuffer();
     const second = await speak(poor.key);
     expect(second.status).toBe(402);
     expect(await second.json()).toMatchObject({ error: { code: 'insufficient_quota' } });
-    expect(await balanceMicros(gateway, poor.accountId)).toBe(100_000_000n - cost);
-    const capped = await fundedKey(1_000, { monthly_cap: 100 });
+    expect(await balanceMicros(gateway, poor.accountId)).toBe(cost / 2n);
+    const capped = await fundedKey(1_000, { monthly_cap: Number(cost + cost / 2n) / 1e6 });
     const spent = await speak(capped.key);
     expect(spent.status).toBe(200);
     await spent.arrayBuffer();
@@ -456,11 +456,12 @@ describe('admission on /elevenlabs', () => {
   });
 
   it('an upload is held for once measured: its hold counts against concurrent requests', async () => {
-    // 10 IRT; 2 s of Scribe cost 12.85 IRT (the fake hears 4 s: 25.69 IRT are charged).
-    const key = await fundedKey(10);
+    // 14 IRT; 2 s of Scribe cost 12.85 IRT, held once measured (the fake hears 4 s: 25.69 IRT are
+    // charged); a speech request meanwhile cannot fit what is left.
+    const key = await fundedKey(14);
     const upload = () => transcribe(key.key, { model_id: 'scribe_v1' }, wavOfSeconds(2));
     expect(await whileHeld(upload, () => speak(key.key))).toBe(402);
-    expect(await balanceMicros(gateway, key.accountId)).toBe(10_000_000n - costOf(SCRIBE, seconds(4)));
+    expect(await balanceMicros(gateway, key.accountId)).toBe(14_000_000n - costOf(SCRIBE, seconds(4)));
   });
 
   it('50 concurrent requests on a small wallet: the wallet equals its ledger, no overshoot', async () => {
@@ -475,12 +476,12 @@ describe('admission on /elevenlabs', () => {
     expect(answers.every((status) => status === 200 || status === 402)).toBe(true);
     const cost = costOf(SPEECH, characters(text));
     const served = answers.filter((status) => status === 200).length;
-    // A speech request holds its exact cost: admitted while the wallet minus the holds is not
-    // below its floor, so the last one admitted overshoots it by less than its own cost.
-    expect(served).toBe(Number((1_000_000_000n + cost - 1n) / cost));
+    // A speech request holds its exact cost and is admitted only when it fits above the floor
+    // beside the holds of the others: as many as the wallet pays, none past it.
+    expect(served).toBe(Number(1_000_000_000n / cost));
     const balance = await balanceMicros(gateway, key.accountId);
     expect(balance).toBe(1_000_000_000n - BigInt(served) * cost);
-    expect(-balance).toBeLessThan(cost);
+    expect(balance >= 0n && balance < cost).toBe(true);
     const ledger = await gateway.services.billing.listLedger(key.accountId, { limit: 100 });
     expect(ledger.reduce((sum, entry) => sum + entry.amountMicros, 0n)).toBe(balance);
   });

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
+import type { HoldBasis } from '../../../shared/src/billing/hold-calibration.ts';
+import type { HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 
 /** What admission established about a request, for the handler that serves it. */
 export interface AdmissionContext {
@@ -7,6 +9,8 @@ export interface AdmissionContext {
   /** Id of the cost hold (the request id); settle or release it when the request ends. */
   readonly holdId: string;
   readonly estimateMicros: bigint;
+  /** What a token hold was computed from: its answer's usage refines later estimates of the model. */
+  readonly holdBasis?: HoldBasis | undefined;
   readonly rateLimit: { readonly limit: number; readonly remaining: number };
   /** Who the hold belongs to now (see `HoldOwner`); changed only by the two functions below. */
   holdOwner: HoldOwner;
@@ -56,10 +60,11 @@ export interface RouteAdmission {
   /** The model a request asks for (check 7), when the route takes one. */
   readonly model?: (request: AdmittedRequest) => string | undefined;
   /**
-   * The cost to hold while the request runs, in µIRT (0 for free endpoints), from validated values
-   * only (docs/money-core.md, "Hold sizing"). Never called for a request that failed validation.
+   * The cost to hold while the request runs (docs/money-core.md, "Hold sizing"), from validated
+   * values only: an estimate in µIRT (0 for free endpoints), or a `HoldEstimate` saying whether it
+   * is the request's own bound. Never called for a request that failed validation.
    */
-  readonly estimateMicros?: (request: AdmittedRequest) => bigint;
+  readonly estimateMicros?: (request: AdmittedRequest) => bigint | HoldEstimate;
   /** The hold's id when it is not the request id (a media job's id: the job settles it). */
   readonly holdId?: (requestId: string) => string;
   /** How long the hold lives if nobody settles or releases it (a video render outlives requests). */

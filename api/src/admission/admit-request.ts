@@ -4,9 +4,9 @@ import { hashApiKey } from '../../../shared/src/accounts/api-key-format.ts';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
 import type { AdmitInput, AdmitResult } from '../../../shared/src/billing/admission.ts';
 import type { Billing } from '../../../shared/src/billing/billing.ts';
-import { MAX_HOLD_MICROS } from '../../../shared/src/billing/hold-estimate.ts';
+import { type HoldEstimate, MAX_HOLD_MICROS } from '../../../shared/src/billing/hold-estimate.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
-import { errors } from '../../../shared/src/errors/app-error.ts';
+import { AppError, errors } from '../../../shared/src/errors/app-error.ts';
 import { refused } from '../../../shared/src/observability/admission-metrics.ts';
 import { tracedStep } from '../../../shared/src/observability/tracing.ts';
 import { isStoreUnavailable } from '../plugins/store-outage.ts';
@@ -145,7 +145,17 @@ export function createAdmissionHook(deps: AdmissionDeps) {
     const requested = settings.model?.(admitted);
     const model = requested === undefined ? undefined : deps.catalogue.resolve(requested)?.id;
     const canonical = model ?? requested;
-    const estimateMicros = settings.estimateMicros?.(admitted) ?? 0n;
+    let hold: HoldEstimate;
+    try {
+      hold = asHoldEstimate(settings.estimateMicros?.(admitted) ?? 0n);
+    } catch (err) {
+      // The estimate found the request invalid (an output bound above the model's limit): refused
+      // as invalid, counted like any invalid request, before any money check answers for it.
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      await countRefusedRequest(deps, reply, key, holdId);
+      throw err;
+    }
+    const estimateMicros = hold.micros;
     if (estimateMicros > MAX_HOLD_MICROS) {
       await countRefusedRequest(deps, reply, key, holdId);
       throw holdTooLarge();
@@ -154,11 +164,25 @@ export function createAdmissionHook(deps: AdmissionDeps) {
       requestId: holdId,
       modelAllowed: isModelAllowed(key, canonical),
       estimateMicros,
+      bounded: hold.bounded,
       ...(settings.holdTtlMs === undefined ? {} : { holdTtlMs: settings.holdTtlMs }),
     });
     throwUnlessAdmitted(result, canonical);
-    request.admission = { key, holdId, estimateMicros, rateLimit: result, holdOwner: 'request', model };
+    request.admission = {
+      key,
+      holdId,
+      estimateMicros,
+      holdBasis: hold.basis,
+      rateLimit: result,
+      holdOwner: 'request',
+      model,
+    };
   };
+}
+
+/** A route's hold as admission takes it: a bare amount is an estimate (not the request's own bound). */
+function asHoldEstimate(hold: bigint | HoldEstimate): HoldEstimate {
+  return typeof hold === 'bigint' ? { micros: hold, bounded: false } : hold;
 }
 
 /**
@@ -183,7 +207,8 @@ async function countRefusedRequest(
 /**
  * The second phase of a request whose cost is known only after its body was read (a transcription
  * is priced by the duration of its upload): checks 5–7 again and the hold, without counting the
- * request against the rate limit a second time.
+ * request against the rate limit a second time. The measured cost is the request's bound: admitted
+ * only when the wallet and the cap can pay it.
  */
 export async function admitHold(
   deps: Pick<AdmissionDeps, 'billing'>,
@@ -198,6 +223,7 @@ export async function admitHold(
     requestId: admission.holdId,
     modelAllowed: isModelAllowed(key, canonicalModel),
     estimateMicros,
+    bounded: true,
     countRequest: false,
   });
   throwUnlessAdmitted(result, canonicalModel);

@@ -11,7 +11,7 @@ import { type AdmissionContext, handHoldTo } from '../admission/admission-contex
 export interface ChatDeps {
   readonly config: Pick<Config, 'providers' | 'compatibleUpstreams'>;
   readonly client: UpstreamClient;
-  readonly billing: Pick<Billing, 'settleDeferred'>;
+  readonly billing: Pick<Billing, 'settleDeferred' | 'calibration'>;
   readonly now: () => Date;
 }
 
@@ -31,7 +31,7 @@ export interface ModelCallInput {
  * served the request.
  */
 export async function settleUsage(
-  deps: Pick<ChatDeps, 'billing'>,
+  deps: { readonly billing: Pick<Billing, 'settleDeferred'> },
   admission: AdmissionContext,
   model: CatalogueModel,
   usage: NormalizedUsage,
@@ -48,11 +48,15 @@ export async function settleUsage(
  * for the next settlement batch); the usage row counts `tokens`. Shared by `/v1` and native calls.
  */
 export async function settleCost(
-  deps: Pick<ChatDeps, 'billing'>,
+  deps: { readonly billing: Pick<Billing, 'settleDeferred'> },
   admission: AdmissionContext,
   modelId: string,
   costMicros: bigint,
-  tokens: { readonly inputTokens: number; readonly outputTokens: number },
+  tokens: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly cachedInputTokens?: number;
+  },
 ): Promise<void> {
   // Set before waiting: from here on the hold belongs to the settlement, never to a release.
   handHoldTo(admission, 'settlement');
@@ -63,6 +67,11 @@ export async function settleCost(
     keyId: admission.key.id,
     model: modelId,
     costMicros,
-    usage: { inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens },
+    usage: {
+      inputTokens: tokens.inputTokens,
+      outputTokens: tokens.outputTokens,
+      cachedInputTokens: tokens.cachedInputTokens ?? 0,
+    },
+    basis: admission.holdBasis,
   });
 }

@@ -1,6 +1,8 @@
+import type { Calibration } from '../../../shared/src/billing/hold-calibration.ts';
 import {
   type ChatHoldInput,
-  chatHoldMicros,
+  chatHold,
+  type HoldEstimate,
   jsonByteCount,
   utf8Length,
 } from '../../../shared/src/billing/hold-estimate.ts';
@@ -15,14 +17,16 @@ const MESSAGE_FRAMING_BYTES = 12;
 /**
  * The hold of a validated chat request (docs/money-core.md, "Hold sizing"): its text input (the
  * identity prompt when it will be sent, messages, tools, response format), its image parts, and
- * per choice its stated output bound or the default allowance, all bounded by the model's limits.
+ * per choice its stated output bound or what the model's answers used lately, all bounded by the
+ * model's limits.
  */
-export function chatRequestHoldMicros(
+export function chatRequestHold(
   model: CatalogueModel,
   body: ChatRequestBody,
   withIdentity: boolean,
-): bigint {
-  return chatHoldMicros(model, chatHoldInput(body, withIdentity ? identityMessage(model) : undefined));
+  calibration: Calibration,
+): HoldEstimate {
+  return chatHold(model, chatHoldInput(body, withIdentity ? identityMessage(model) : undefined), calibration);
 }
 
 /** What the hold of a validated chat request is computed from (no recursion over the body). */

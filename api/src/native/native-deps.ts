@@ -10,5 +10,5 @@ export interface NativeDeps {
   readonly catalogue: Catalogue;
   readonly client: UpstreamClient;
   /** Admission's part too: a second hold once a request's cost is known from its body (an upload's duration). */
-  readonly billing: Pick<Billing, 'settleDeferred'> & AdmissionDeps['billing'];
+  readonly billing: Pick<Billing, 'settleDeferred' | 'calibration'> & AdmissionDeps['billing'];
 }

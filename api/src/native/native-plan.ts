@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { chatHoldMicros } from '../../../shared/src/billing/hold-estimate.ts';
+import type { Calibration } from '../../../shared/src/billing/hold-calibration.ts';
+import { chatHold, type HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import type { AdmittedRequest } from '../admission/admission-context.ts';
@@ -57,16 +58,22 @@ export function planCache<P>(
 }
 
 /**
- * The hold of a native token call (docs/native.md, "Holds"): the body's bytes as its input (a
- * bound: markup and base64 media count too, capped by the context window) at the input price,
- * plus its stated output bound, else the default allowance, capped by the model's output limit,
- * once per candidate answer it asks for (`choices`: Gemini's `candidateCount`).
+ * The hold of a native token call (docs/native.md, "Holds"): the body's bytes as its input (markup
+ * and base64 media count too, capped by the context window; scaled by how the model's native
+ * answers compared to that count) at the input price, plus its stated output bound, else what the
+ * model's answers used lately, capped by the model's output limit, once per candidate answer it
+ * asks for (`choices`: Gemini's `candidateCount`). Bounded when the request states its output bound.
  */
-export function nativeTokenHoldMicros(
+export function nativeTokenHold(
   model: CatalogueModel,
   bodyBytes: number,
   maxOutputTokens: number | undefined,
+  calibration: Calibration,
   choices = 1,
-): bigint {
-  return chatHoldMicros(model, { inputBytes: bodyBytes, imageParts: 0, maxOutputTokens, choices });
+): HoldEstimate {
+  return chatHold(
+    model,
+    { basis: 'native', inputBytes: bodyBytes, imageParts: 0, maxOutputTokens, choices },
+    calibration,
+  );
 }

@@ -49,6 +49,7 @@ export async function settleNative(
           inputTokens:
             usage.inputTokens + usage.cacheReadTokens + usage.cacheWrite5mTokens + usage.cacheWrite1hTokens,
           outputTokens: usage.outputTokens,
+          cachedInputTokens: usage.cacheReadTokens,
         }
       : { inputTokens: 0, outputTokens: 0 };
   await settleCost(deps, admission, model.id, costMicros, tokens);

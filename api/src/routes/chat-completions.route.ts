@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import type { HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import { type AdmittedRequest, bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import type { ChatDeps } from '../chat/chat-context.ts';
-import { chatRequestHoldMicros } from '../chat/chat-hold.ts';
-import { type ChatRequestBody, toChatRequest } from '../chat/chat-request.ts';
+import { chatRequestHold } from '../chat/chat-hold.ts';
+import { type ChatRequestBody, checkOutputBound, toChatRequest } from '../chat/chat-request.ts';
 import { clientGoneSignal } from '../chat/client-gone.ts';
 import { wantsIdentity } from '../chat/identity.ts';
 import { sseResponseBody } from '../chat/sse-body.ts';
@@ -70,7 +71,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
       config: {
         admission: {
           model: bodyModelName,
-          estimateMicros: (request) => holdFor(deps.catalogue, request),
+          estimateMicros: (request) => holdFor(deps, request),
         },
       },
     },
@@ -98,10 +99,12 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
 }
 
 /** The hold of a validated chat request; none when its model does not resolve (the handler answers 404). */
-function holdFor(catalogue: Catalogue, request: AdmittedRequest): bigint {
+function holdFor(deps: ChatRouteDeps, request: AdmittedRequest): HoldEstimate | bigint {
   const body = request.body as ChatRequestBody;
-  const model = body.model === undefined ? undefined : catalogue.resolve(body.model);
+  const model = body.model === undefined ? undefined : deps.catalogue.resolve(body.model);
   if (model === undefined || model.type !== 'chat') return 0n;
+  // Invalid before it is priced: a 400 naming the model's limit, never a 402 for its bound.
+  checkOutputBound(model, body);
   const identity = wantsIdentity(request.key.identityInjection, request.headers['x-service-identity']);
-  return chatRequestHoldMicros(model, body, identity);
+  return chatRequestHold(model, body, identity, deps.chat.billing.calibration);
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { embeddingHoldMicros } from '../../../shared/src/billing/hold-estimate.ts';
+import { embeddingHold, type HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import type { EmbeddingRequest } from '../../../shared/src/providers/chat-types.ts';
@@ -48,7 +48,7 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
       config: {
         admission: {
           model: bodyModelName,
-          estimateMicros: (request) => holdFor(deps.catalogue, request.body as EmbeddingBody),
+          estimateMicros: (request) => holdFor(deps, request.body as EmbeddingBody),
         },
       },
     },
@@ -71,8 +71,9 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
 }
 
 /** The hold of a validated embedding request; none when its model does not resolve (404 follows). */
-function holdFor(catalogue: Catalogue, body: EmbeddingBody): bigint {
-  const model = body.model === undefined ? undefined : catalogue.resolve(body.model);
+function holdFor(deps: EmbeddingsRouteDeps, body: EmbeddingBody): HoldEstimate | bigint {
+  const model = body.model === undefined ? undefined : deps.catalogue.resolve(body.model);
   if (model === undefined || model.type !== 'embedding') return 0n;
-  return embeddingHoldMicros(model, typeof body.input === 'string' ? [body.input] : body.input);
+  const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+  return embeddingHold(model, inputs, deps.chat.billing.calibration);
 }

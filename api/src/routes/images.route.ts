@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { boundedHold, type HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import { microsToIrt } from '../../../shared/src/billing/money.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
@@ -92,8 +93,8 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
  * The hold of a validated image request (never called for one that failed its 422 validation):
  * its `n` images (1 to 4, default 1) at the model's price; none when the model does not resolve.
  */
-function holdFor(deps: ImagesRouteDeps, body: ImageBody): bigint {
+function holdFor(deps: ImagesRouteDeps, body: ImageBody): HoldEstimate | bigint {
   const model = deps.catalogue.resolve(body.model ?? deps.defaultModel);
   if (model === undefined || model.type !== 'image') return 0n;
-  return mediaCostMicros(model.pricing, body.n);
+  return boundedHold(mediaCostMicros(model.pricing, body.n));
 }

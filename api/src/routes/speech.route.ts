@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { boundedHold, type HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import { microsToIrt } from '../../../shared/src/billing/money.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
@@ -96,8 +97,8 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
  * The hold of a validated speech request (never called for one that failed its 422 validation):
  * its input's characters (at most 10,000) at the model's price; none when the model does not resolve.
  */
-function holdFor(deps: SpeechRouteDeps, body: SpeechBody): bigint {
+function holdFor(deps: SpeechRouteDeps, body: SpeechBody): HoldEstimate | bigint {
   const model = deps.catalogue.resolve(body.model ?? deps.defaultModel);
   if (model === undefined || model.type !== 'tts') return 0n;
-  return mediaCostMicros(model.pricing, body.input.length);
+  return boundedHold(mediaCostMicros(model.pricing, body.input.length));
 }

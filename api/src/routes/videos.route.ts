@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { boundedHold, type HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
@@ -220,8 +221,8 @@ function originOf(request: FastifyRequest): string {
  * The hold of a validated video request: its duration (1 to 60 seconds, default 8) at the model's
  * price; none when the model is missing or does not resolve (the handler answers 400 or 404).
  */
-function holdFor(catalogue: Catalogue, body: VideoBody): bigint {
+function holdFor(catalogue: Catalogue, body: VideoBody): HoldEstimate | bigint {
   const model = body.model === undefined ? undefined : catalogue.resolve(body.model);
   if (model === undefined || model.type !== 'video') return 0n;
-  return mediaCostMicros(model.pricing, body.duration);
+  return boundedHold(mediaCostMicros(model.pricing, body.duration));
 }

@@ -93,7 +93,7 @@ end
 
 /** The keys and arguments of one admission in `ADMIT_LUA`'s lists. */
 export const ADMIT_KEYS_PER_CALL = 7;
-export const ADMIT_ARGS_PER_CALL = 9;
+export const ADMIT_ARGS_PER_CALL = 10;
 
 /**
  * Checks 4–7 and the hold, for one or more requests in one call (a batch: each request in turn,
@@ -101,7 +101,10 @@ export const ADMIT_ARGS_PER_CALL = 9;
  * wallet hold expiries, wallet hold amounts, key hold expiries, key hold amounts; ARGV: limit,
  * window ms, request id, estimate, hold ttl ms (a lease, or a fixed life), min required, cap (''
  * for none), model allowed ('1'/'0'), count the request ('1'; '0' for the hold phase of a request
- * already counted); the requests' keys and arguments follow one another in that order.
+ * already counted), bounded ('1': the estimate is the request's own bound, admitted only when the
+ * wallet above its floor and the cap can pay all of it; '0': an estimate, admitted while the wallet
+ * is above its floor and the key under its cap); the requests' keys and arguments follow one
+ * another in that order.
  * Returns one reply per request: {outcome, limit, remaining, reset ms}, {'need_snapshot', which}
  * before any write of that request, or {'error', message} when its checks failed in Redis (the
  * other requests of the batch are answered all the same).
@@ -162,6 +165,15 @@ local function admit(k, a, now)
     if tonumber(spent) + key_held >= tonumber(cap) then return {'spend_limit_reached', limit, remaining, reset} end
   end
   if ARGV[a + 8] ~= '1' then return {'model_not_allowed', limit, remaining, reset} end
+  if ARGV[a + 10] == '1' then
+    -- A bounded request must fit whole, after checks 5 to 7: the wallet above its floor and the cap
+    -- pay all of its bound beside what is held already.
+    local own = tonumber(estimate)
+    if tonumber(balance) - held - own < min_required then return {'insufficient_quota', limit, remaining, reset} end
+    if cap ~= '' and tonumber(spent) + key_held + own > tonumber(cap) then
+      return {'spend_limit_reached', limit, remaining, reset}
+    end
+  end
   if estimate ~= '0' then
     hold_in(KEYS[k + 4], KEYS[k + 5], id, estimate, now + hold_ttl, hold_ttl)
     hold_in(KEYS[k + 6], KEYS[k + 7], id, estimate, now + hold_ttl, hold_ttl)

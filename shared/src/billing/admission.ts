@@ -16,6 +16,13 @@ export interface AdmitInput {
   /** The hold; 0 for free endpoints, which still pass checks 4–6. */
   readonly estimateMicros: bigint;
   /**
+   * The hold is the request's own bound (a stated `max_tokens`, a priced quantity): admitted only
+   * when the wallet above its floor and the key's cap can pay all of it. Otherwise (default) the
+   * hold is an estimate and the request is admitted while the wallet is above its floor and the key
+   * under its cap (docs/money-core.md, "Hold sizing").
+   */
+  readonly bounded?: boolean;
+  /**
    * A hold with a fixed life, which this process does not renew: a video's, owned by its job
    * (settled by the worker, or released when the job fails). Without it the hold is a lease of
    * `HOLD_LEASE_MS` that this process renews until it settles or releases the request.
@@ -69,6 +76,7 @@ export async function admit(deps: BillingDeps, input: AdmitInput): Promise<Admit
         input.monthlyCapMicros,
         input.modelAllowed,
         input.countRequest ?? true,
+        input.bounded ?? false,
       ],
     });
     if (reply[0] !== 'need_snapshot') {

@@ -37,6 +37,7 @@ export interface AdmitCall {
     cap: bigint | null,
     modelAllowed: boolean,
     countRequest: boolean,
+    bounded: boolean,
   ];
 }
 
@@ -166,10 +167,11 @@ function admitArguments(calls: readonly AdmitCall[]): (string | number)[] {
     keys.push(call.rateWindow, call.walletSnapshot, call.spendSnapshot);
     keys.push(call.walletHolds.expiries, call.walletHolds.amounts);
     keys.push(call.keyHolds.expiries, call.keyHolds.amounts);
-    const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed, count] =
+    const [limit, windowMs, requestId, estimate, holdTtlMs, minRequired, cap, modelAllowed, count, bounded] =
       call.args;
     args.push(limit, windowMs, requestId, String(estimate), holdTtlMs, String(minRequired));
     args.push(cap === null ? '' : String(cap), modelAllowed ? '1' : '0', count ? '1' : '0');
+    args.push(bounded ? '1' : '0');
   }
   return [calls.length * ADMIT_KEYS_PER_CALL, ...keys, ...args];
 }

@@ -6,6 +6,7 @@ import { type AdmitInput, type AdmitResult, admit, peekRateWindow, type RateWind
 import type { BillingDeps } from './billing-deps.ts';
 import { registerBillingScripts } from './billing-scripts.ts';
 import { getBalance } from './get-balance.ts';
+import { type Calibration, HoldCalibration } from './hold-calibration.ts';
 import { HoldLeases } from './hold-lease.ts';
 import { listUsage, type UsageRow } from './list-usage.ts';
 import type { LedgerDifference, LedgerEntry, LedgerQuery, MoneyStore } from './money-store.ts';
@@ -93,6 +94,11 @@ export interface Billing {
   checkLedger(): Promise<LedgerDifference[]>;
   /** The spec's `min_required`, in µIRT. */
   readonly minRequiredMicros: bigint;
+  /**
+   * What this process's settled answers used, per model: token holds of later requests are sized
+   * from it (docs/money-core.md, "Hold sizing"). Fed by every settlement that carries a `basis`.
+   */
+  readonly calibration: Calibration;
 }
 
 export interface BillingOptions {
@@ -135,10 +141,15 @@ export function billingOver(
   // The settlement steps, bound once (each settlement runs in a span when the process traces).
   const settleNow = (input: SettleInput) => settleCharge(deps, input);
   const enqueue = (input: SettleInput) => batcher.enqueue(input);
+  const calibration = new HoldCalibration();
+  const learn = (input: SettleInput) => {
+    if (input.basis !== undefined) calibration.observe(input.basis, input.usage);
+  };
   return {
     admit: (input) => admit(deps, input),
     rateWindow: (keyId, rateLimit) => peekRateWindow(deps, keyId, rateLimit),
     settle: async (input) => {
+      learn(input);
       try {
         return await tracedSettlement(input, 'direct', settleNow);
       } finally {
@@ -147,7 +158,10 @@ export function billingOver(
         deps.leases.handOver(input.requestId);
       }
     },
-    settleDeferred: (input) => tracedSettlement(input, 'deferred', enqueue),
+    settleDeferred: (input) => {
+      learn(input);
+      return tracedSettlement(input, 'deferred', enqueue);
+    },
     flush: () => batcher.flush(),
     close: async () => {
       try {
@@ -172,6 +186,7 @@ export function billingOver(
     },
     checkLedger: () => deps.store.checkLedger(),
     minRequiredMicros: deps.settings.minRequiredMicros,
+    calibration,
   };
 }
 

@@ -1,13 +1,36 @@
 import type { CatalogueModel } from '../catalogue/catalogue.ts';
+import { type Calibration, type EstimateBasis, type HoldBasis, NO_CALIBRATION } from './hold-calibration.ts';
 import { tokenCostMicros } from './token-pricing.ts';
 
 /**
- * What admission holds while a request runs (docs/money-core.md, "Hold sizing"): an upper bound
- * of its cost computed from its validated parameters and bounded by the model's limits, so that a
- * request stating its output bound can never cost more than it held.
+ * What admission holds while a request runs (docs/money-core.md, "Hold sizing"), computed from its
+ * validated parameters and bounded by the model's limits: what the request states (an output bound,
+ * a number of images) at its price, and, for what it does not state (the length of a reply without
+ * `max_tokens`, how the provider tokenizes the input), what the model's recent answers used.
  */
 
-/** Output tokens held per choice when a chat request states no `max_tokens`: a typical reply. */
+/**
+ * A request's hold as admission takes it. `bounded` when the request fixes its own worst case (a
+ * stated output bound, a priced quantity): it is admitted only when the wallet above its floor and
+ * the key's cap can pay all of it. Otherwise the hold is an estimate of the likely cost, and the
+ * request is admitted while the wallet is above its floor.
+ */
+export interface HoldEstimate {
+  readonly micros: bigint;
+  readonly bounded: boolean;
+  /** What a token estimate was computed from, so that the answer's usage refines the next ones. */
+  readonly basis?: HoldBasis;
+}
+
+/** A hold whose amount is the request's exact or stated cost (media priced per image, character, second). */
+export function boundedHold(micros: bigint): HoldEstimate {
+  return { micros, bounded: true };
+}
+
+/**
+ * Output tokens held per choice when a chat request states no `max_tokens` and no answer of any
+ * model has been seen yet by this process (afterwards: what the model's answers used).
+ */
 export const DEFAULT_OUTPUT_ALLOWANCE_TOKENS = 128;
 
 /**
@@ -36,7 +59,7 @@ export const IMAGE_PART_TOKENS = 2_000;
  */
 export const MAX_HOLD_MICROS = 2n ** 48n;
 
-type TokenModel = Pick<CatalogueModel, 'pricing' | 'context_window' | 'max_output_tokens'>;
+type TokenModel = Pick<CatalogueModel, 'id' | 'pricing' | 'context_window' | 'max_output_tokens'>;
 
 /**
  * The most output tokens one choice of a chat request may ask for on this model: its
@@ -48,6 +71,8 @@ export function outputTokenLimit(model: TokenModel): number {
 
 /** What a chat request's hold is computed from (validated values only). */
 export interface ChatHoldInput {
+  /** Which byte heuristic `inputBytes` follows (default `chat`: message text; `native`: a whole body). */
+  readonly basis?: EstimateBasis;
   /** UTF-8 bytes of text input: messages, tools, response format, identity prompt. */
   readonly inputBytes: number;
   /** Image parts of the messages, held at `IMAGE_PART_TOKENS` each. */
@@ -60,39 +85,92 @@ export interface ChatHoldInput {
 
 /**
  * The hold of a chat request: its input (bounded by the context window) at the full input price,
- * plus per choice its stated output bound or the default allowance, bounded by the model's output
- * limit, at the output price.
+ * plus per choice its stated output bound, or else the output its model's answers used lately (the
+ * default allowance before any), bounded by the model's output limit, at the output price. The
+ * input is the byte heuristic scaled by how the model's answers compared to it (for a stated bound,
+ * only by answers to requests of the same estimate).
  */
-export function chatHoldMicros(model: TokenModel, input: ChatHoldInput): bigint {
+export function chatHold(
+  model: TokenModel,
+  input: ChatHoldInput,
+  calibration: Calibration = NO_CALIBRATION,
+): HoldEstimate {
+  const basis = input.basis ?? 'chat';
   const estimated =
     Math.ceil(input.inputBytes / BYTES_PER_TOKEN) +
     input.imageParts * IMAGE_PART_TOKENS +
     INPUT_OVERHEAD_TOKENS;
+  const figures = calibration.figures(model.id, basis, estimated);
+  const stated = input.maxOutputTokens;
+  // A stated bound must cover the input too: the byte heuristic (generous for text), unless requests
+  // of exactly this estimate showed what the provider counts for it.
+  const learned = stated === undefined || figures.sameSize;
+  const calibrated = calibratedTokens(estimated, learned ? figures.inputRatio : 1);
+  const inputTokens = Math.min(calibrated, model.context_window ?? calibrated);
   const perChoice = Math.min(
-    input.maxOutputTokens ?? DEFAULT_OUTPUT_ALLOWANCE_TOKENS,
+    stated ?? figures.outputTokens ?? DEFAULT_OUTPUT_ALLOWANCE_TOKENS,
     outputTokenLimit(model),
   );
-  return tokenCostMicros(model.pricing, {
-    inputTokens: Math.min(estimated, model.context_window ?? estimated),
-    cachedInputTokens: 0,
+  const micros = tokenCostMicros(model.pricing, {
+    inputTokens,
+    cachedInputTokens: learned ? Math.floor(inputTokens * figures.cachedShare) : 0,
     outputTokens: perChoice * input.choices,
     reasoningTokens: 0,
   });
+  return {
+    micros,
+    bounded: stated !== undefined,
+    basis: { model: model.id, basis, estimatedInputTokens: estimated, choices: input.choices },
+  };
 }
 
-/** The hold of an embedding request: each input, bounded by the context window, at the input price. */
-export function embeddingHoldMicros(model: TokenModel, inputs: readonly string[]): bigint {
+/**
+ * The byte heuristic's tokens scaled by a calibrated ratio, rounded up: at least what the answers
+ * the ratio came from counted (a ratio taken from the same text gives back exactly its count, not
+ * one more from the floating-point product).
+ */
+export function calibratedTokens(estimated: number, ratio: number): number {
+  return Math.ceil(estimated * ratio - 1e-9);
+}
+
+/** The amount of `chatHold` without calibration: the plain byte heuristic and default allowance. */
+export function chatHoldMicros(model: TokenModel, input: ChatHoldInput): bigint {
+  return chatHold(model, input).micros;
+}
+
+/**
+ * The hold of an embedding request: each input, bounded by the context window, at the input price,
+ * scaled by how the model's answers compared to the byte heuristic. An estimate (no output bound
+ * to state): admitted while the wallet is above its floor.
+ */
+export function embeddingHold(
+  model: TokenModel,
+  inputs: readonly string[],
+  calibration: Calibration = NO_CALIBRATION,
+): HoldEstimate {
   let tokens = INPUT_OVERHEAD_TOKENS;
   for (const text of inputs) {
     const estimated = Math.ceil(utf8Length(text) / BYTES_PER_TOKEN) + 1;
     tokens += Math.min(estimated, model.context_window ?? estimated);
   }
-  return tokenCostMicros(model.pricing, {
-    inputTokens: tokens,
-    cachedInputTokens: 0,
+  const figures = calibration.figures(model.id, 'chat', tokens);
+  const calibrated = calibratedTokens(tokens, figures.inputRatio);
+  const micros = tokenCostMicros(model.pricing, {
+    inputTokens: calibrated,
+    cachedInputTokens: Math.floor(calibrated * figures.cachedShare),
     outputTokens: 0,
     reasoningTokens: 0,
   });
+  return {
+    micros,
+    bounded: false,
+    basis: { model: model.id, basis: 'chat', estimatedInputTokens: tokens, choices: 1 },
+  };
+}
+
+/** The amount of `embeddingHold` without calibration. */
+export function embeddingHoldMicros(model: TokenModel, inputs: readonly string[]): bigint {
+  return embeddingHold(model, inputs).micros;
 }
 
 /** The UTF-8 length of a string, in bytes. */

@@ -1,5 +1,6 @@
 import type { BillingDeps } from './billing-deps.ts';
 import { dayOf, monthOf } from './billing-time.ts';
+import type { HoldBasis } from './hold-calibration.ts';
 import type { ChargeRecord, RecordedCharge } from './money-store.ts';
 import { holdIsOurs, publishSettlements } from './snapshots.ts';
 
@@ -11,9 +12,20 @@ export interface SettleInput {
   readonly keyId: string | null;
   readonly model: string;
   readonly costMicros: bigint;
-  readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly requests?: number };
+  readonly usage: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly requests?: number;
+    /** Input tokens read from the provider's cache (not stored: refines later holds only). */
+    readonly cachedInputTokens?: number;
+  };
   /** When the request was served; decides its billing day and month. Default: now. */
   readonly at?: Date;
+  /**
+   * What the request's token hold was computed from: its usage then refines the estimates of later
+   * requests of the model (hold-calibration.ts). Not stored.
+   */
+  readonly basis?: HoldBasis | undefined;
 }
 
 export interface SettleResult {

@@ -394,7 +394,8 @@ describe('a cost bound beyond what a hold can represent (a custom catalogue with
   afterAll(() => extreme.close());
 
   it('is refused with 400 (counted, with the rate headers), never held at less; a small bound passes', async () => {
-    const k = await createFundedKey(extreme.app, { topUp: 1_000 });
+    // Enough to pay one output token (1.05·10^8 IRT): a bounded request must fit the wallet.
+    const k = await createFundedKey(extreme.app, { topUp: 200_000_000 });
     const send = (max_tokens: number) =>
       extreme.app.inject({
         method: 'POST',

@@ -11,7 +11,7 @@ import { requireAdmission } from '../../admission/require-admission.ts';
 import { clientGoneSignal } from '../../chat/client-gone.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
-import { nativeTokenHoldMicros, planCache } from '../native-plan.ts';
+import { nativeTokenHold, planCache } from '../native-plan.ts';
 import { nativeTargets } from '../native-targets.ts';
 import { type NativeRelay, sendRejection, sendStream, sendWholeAnswer } from '../relay-native.ts';
 
@@ -49,10 +49,11 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
               const plan = plans.peek(request);
               if (plan === undefined || endpoint === 'count_tokens') return 0n;
               const maxTokens = plan.parsed.max_tokens;
-              return nativeTokenHoldMicros(
+              return nativeTokenHold(
                 plan.mapped.model,
                 (request.body as Buffer).length,
                 typeof maxTokens === 'number' && Number.isSafeInteger(maxTokens) ? maxTokens : undefined,
+                deps.billing.calibration,
               );
             },
           },

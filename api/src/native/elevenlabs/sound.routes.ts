@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { boundedHold } from '../../../../shared/src/billing/hold-estimate.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { audioMeterFor } from '../../../../shared/src/native/elevenlabs/audio-duration.ts';
 import { mapSoundModel } from '../../../../shared/src/native/elevenlabs/model-name.ts';
@@ -54,7 +55,12 @@ export async function soundRoutes(app: FastifyInstance, deps: NativeDeps): Promi
       config: {
         admission: {
           model: (request) => plans.peek(request)?.mapped.model.id,
-          estimateMicros: (request) => plans.peek(request)?.holdMicros ?? 0n,
+          // Bounded when the request fixes its duration; else an estimate at the longest sound.
+          estimateMicros: (request) => {
+            const plan = plans.peek(request);
+            if (plan === undefined) return 0n;
+            return plan.fixed === undefined ? plan.holdMicros : boundedHold(plan.holdMicros);
+          },
         },
       },
     },

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { boundedHold } from '../../../../shared/src/billing/hold-estimate.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { mapSpeechModel } from '../../../../shared/src/native/elevenlabs/model-name.ts';
 import { speechUsage } from '../../../../shared/src/native/elevenlabs/usage.ts';
@@ -50,7 +51,7 @@ export async function speechRoutes(app: FastifyInstance, deps: NativeDeps): Prom
         config: {
           admission: {
             model: (request) => plans.peek(request)?.mapped.model.id,
-            estimateMicros: (request) => plans.peek(request)?.costMicros ?? 0n,
+            estimateMicros: (request) => boundedHold(plans.peek(request)?.costMicros ?? 0n),
           },
         },
       },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { embeddingHoldMicros } from '../../../../shared/src/billing/hold-estimate.ts';
+import type { Calibration } from '../../../../shared/src/billing/hold-calibration.ts';
+import { embeddingHold, type HoldEstimate } from '../../../../shared/src/billing/hold-estimate.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import {
   GEMINI_METHODS,
@@ -22,7 +23,7 @@ import { requireAdmission } from '../../admission/require-admission.ts';
 import { clientGoneSignal } from '../../chat/client-gone.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
-import { nativeTokenHoldMicros, planCache } from '../native-plan.ts';
+import { nativeTokenHold, planCache } from '../native-plan.ts';
 import { nativeTargets } from '../native-targets.ts';
 import { type NativeRelay, sendRejection, sendStream, sendWholeAnswer } from '../relay-native.ts';
 
@@ -79,7 +80,7 @@ function geminiRoute(
       config: {
         admission: {
           model: (request) => plans.peek(request)?.mapped.model.id,
-          estimateMicros: (request) => holdOf(method, plans.peek(request), request),
+          estimateMicros: (request) => holdOf(method, plans.peek(request), request, deps.billing.calibration),
         },
       },
     },
@@ -148,20 +149,26 @@ function geminiOperation(method: GeminiMethod): GenAiOperation {
  * `maxOutputTokens` for each of its `candidateCount` answers; an embedding holds its texts, as
  * `/v1/embeddings` does; countTokens is free. A request its plan refuses holds nothing.
  */
-function holdOf(method: GeminiMethod, plan: GeminiPlan | undefined, request: AdmittedRequest): bigint {
+function holdOf(
+  method: GeminiMethod,
+  plan: GeminiPlan | undefined,
+  request: AdmittedRequest,
+  calibration: Calibration,
+): HoldEstimate | bigint {
   if (plan === undefined || method === 'countTokens') return 0n;
   const { model } = plan.mapped;
   if (method === 'embedContent' || method === 'batchEmbedContents') {
-    return embeddingHoldMicros(model, embeddedTexts(plan.parsed));
+    return embeddingHold(model, embeddedTexts(plan.parsed), calibration);
   }
   const config = plan.parsed.generationConfig ?? plan.parsed.generation_config;
   const settings = isObject(config) ? config : {};
   const maxOutput = settings.maxOutputTokens ?? settings.max_output_tokens;
   const candidates = settings.candidateCount ?? settings.candidate_count;
-  return nativeTokenHoldMicros(
+  return nativeTokenHold(
     model,
     (request.body as Buffer).length,
     isCount(maxOutput) ? maxOutput : undefined,
+    calibration,
     isCount(candidates) ? candidates : 1,
   );
 }

@@ -1,6 +1,8 @@
+import type { Calibration } from '../../../../shared/src/billing/hold-calibration.ts';
 import {
   BYTES_PER_TOKEN,
-  chatHoldMicros,
+  calibratedTokens,
+  type HoldEstimate,
   INPUT_OVERHEAD_TOKENS,
 } from '../../../../shared/src/billing/hold-estimate.ts';
 import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
@@ -25,7 +27,7 @@ import { mapResponsesModel } from '../../../../shared/src/native/openai/model-na
 import { ResponsesUsageAccumulator, responsesUsage } from '../../../../shared/src/native/openai/usage.ts';
 import type { UsageAccumulator } from '../../../../shared/src/native/stream/usage-accumulator.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
-import { nativeTokenHoldMicros } from '../native-plan.ts';
+import { nativeTokenHold } from '../native-plan.ts';
 
 type Body = Readonly<Record<string, unknown>>;
 
@@ -36,7 +38,7 @@ export interface OpenAIEndpoint {
   /** The catalogue model the body names, and its body per OpenAI route. */
   map(body: Uint8Array, catalogue: Pick<Catalogue, 'list'>): MappedRequest;
   /** The hold of a request (docs/native.md, "How a native request is served"). */
-  holdMicros(model: CatalogueModel, bodyBytes: number, body: Body): bigint;
+  hold(model: CatalogueModel, bodyBytes: number, body: Body, calibration: Calibration): HoldEstimate;
   /** Throws the 400 of a request the model cannot take or the gateway cannot bill, before it is sent. */
   refuse(model: CatalogueModel, body: Body): void;
   /** The usage of a whole answer (its parsed JSON); undefined when it reports none. */
@@ -52,13 +54,15 @@ const STORED_INPUT_FIELDS = ['previous_response_id', 'conversation', 'prompt'] a
 export const RESPONSES_ENDPOINT: OpenAIEndpoint = {
   path: '/responses',
   map: mapResponsesModel,
-  holdMicros(model, bodyBytes, body) {
+  hold(model, bodyBytes, body, calibration) {
     // Input stored at OpenAI (an earlier response, a conversation, a prompt template) can be the
     // whole context window: held as such, so the hold stays a bound of the cost.
     const stored = STORED_INPUT_FIELDS.some((field) => body[field] !== undefined && body[field] !== null);
     const inputBytes =
       stored && model.context_window !== null ? model.context_window * BYTES_PER_TOKEN : bodyBytes;
-    return nativeTokenHoldMicros(model, inputBytes, wholeNumber(body.max_output_tokens));
+    const hold = nativeTokenHold(model, inputBytes, wholeNumber(body.max_output_tokens), calibration);
+    // Stored input is not stated by the request: its hold is an estimate, not a bound to fit.
+    return stored ? { ...hold, bounded: false } : hold;
   },
   refuse(model, body) {
     refuseUntakenParams(model, body);
@@ -72,14 +76,15 @@ export const RESPONSES_ENDPOINT: OpenAIEndpoint = {
 export const CHAT_COMPLETIONS_ENDPOINT: OpenAIEndpoint = {
   path: '/chat/completions',
   map: mapChatCompletionsModel,
-  holdMicros(model, bodyBytes, body) {
-    // As `/v1` chat: per choice its stated output bound or the default allowance.
-    return chatHoldMicros(model, {
-      inputBytes: bodyBytes,
-      imageParts: 0,
-      maxOutputTokens: wholeNumber(body.max_completion_tokens) ?? wholeNumber(body.max_tokens),
-      choices: wholeNumber(body.n) ?? 1,
-    });
+  hold(model, bodyBytes, body, calibration) {
+    // As `/v1` chat: per choice its stated output bound or what the model's answers used lately.
+    return nativeTokenHold(
+      model,
+      bodyBytes,
+      wholeNumber(body.max_completion_tokens) ?? wholeNumber(body.max_tokens),
+      calibration,
+      wholeNumber(body.n) ?? 1,
+    );
   },
   refuse(model, body) {
     refuseUntakenParams(model, body);
@@ -98,16 +103,22 @@ export const CHAT_COMPLETIONS_ENDPOINT: OpenAIEndpoint = {
 export const EMBEDDINGS_ENDPOINT: OpenAIEndpoint = {
   path: '/embeddings',
   map: mapEmbeddingsModel,
-  holdMicros(model, _bodyBytes, body) {
+  hold(model, _bodyBytes, body, calibration) {
     let tokens = INPUT_OVERHEAD_TOKENS;
     for (const bound of embeddingInputTokenBounds(body))
       tokens += Math.min(bound, model.context_window ?? bound);
-    return tokenCostMicros(model.pricing, {
-      inputTokens: tokens,
+    const calibrated = calibratedTokens(tokens, calibration.figures(model.id, 'native', tokens).inputRatio);
+    const micros = tokenCostMicros(model.pricing, {
+      inputTokens: calibrated,
       cachedInputTokens: 0,
       outputTokens: 0,
       reasoningTokens: 0,
     });
+    return {
+      micros,
+      bounded: false,
+      basis: { model: model.id, basis: 'native', estimatedInputTokens: tokens, choices: 1 },
+    };
   },
   refuse() {
     // Input tokens are all an embedding is billed for: nothing to refuse.

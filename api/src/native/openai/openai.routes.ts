@@ -38,7 +38,8 @@ function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: Open
           estimateMicros: (request) => {
             const plan = plans.peek(request);
             if (plan === undefined) return 0n;
-            return endpoint.holdMicros(plan.mapped.model, (request.body as Buffer).length, plan.parsed);
+            const bodyBytes = (request.body as Buffer).length;
+            return endpoint.hold(plan.mapped.model, bodyBytes, plan.parsed, deps.billing.calibration);
           },
         },
       },

@@ -140,6 +140,51 @@ describe('admit: wallet, cap and model (checks 5–7)', () => {
   });
 });
 
+describe('admit: a bounded hold must fit whole (the request states its own bound)', () => {
+  it('admits a bound the wallet above its floor can pay, to the µIRT, and refuses one more', async () => {
+    // 5,000 IRT against a floor of 1,000: 4,000 IRT above it.
+    const { input, accountId } = await fundedKey(5_000n);
+    const over = input({ estimateMicros: 4_000n * IRT + 1n, bounded: true });
+    expect((await fx.billing.admit(over)).outcome).toBe('insufficient_quota');
+    const exact = input({ estimateMicros: 4_000n * IRT, bounded: true });
+    expect((await fx.billing.admit(exact)).outcome).toBe('admitted');
+    // Nothing left above the floor: a bounded request of 1 µIRT is refused, an estimate (not
+    // bounded) of any size still passes check 5 while nothing more is held than the wallet has.
+    expect((await fx.billing.admit(input({ estimateMicros: 1n, bounded: true }))).outcome).toBe(
+      'insufficient_quota',
+    );
+    await fx.billing.release({ requestId: exact.requestId, accountId, keyId: exact.keyId });
+    const estimate = input({ estimateMicros: 9_000n * IRT });
+    expect((await fx.billing.admit(estimate)).outcome).toBe('admitted');
+    await fx.billing.release({ requestId: estimate.requestId, accountId, keyId: estimate.keyId });
+  });
+
+  it('admits concurrent bounded requests only while their bounds fit: never past the floor', async () => {
+    const { input } = await fundedKey(2_000n);
+    const replica = fx.replica();
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      (i % 2 === 0 ? fx.billing : replica).admit(input({ estimateMicros: 30n * IRT, bounded: true })),
+    );
+    const results = await Promise.all(calls);
+    // 1,000 IRT above the floor pays 33 bounds of 30 IRT.
+    expect(results.filter((r) => r.outcome === 'admitted')).toHaveLength(33);
+    expect(results.filter((r) => r.outcome === 'insufficient_quota')).toHaveLength(7);
+  });
+
+  it("refuses a bound the key's cap cannot pay (spend_limit_reached), and admits one that fits it exactly", async () => {
+    const { input } = await fundedKey(1_000_000n);
+    const cap = 100n * IRT;
+    const over = input({ monthlyCapMicros: cap, estimateMicros: cap + 1n, bounded: true });
+    expect((await fx.billing.admit(over)).outcome).toBe('spend_limit_reached');
+    const exact = input({ monthlyCapMicros: cap, estimateMicros: cap, bounded: true });
+    expect((await fx.billing.admit(exact)).outcome).toBe('admitted');
+    // The cap is now fully held: any further request is refused, bounded or not.
+    expect((await fx.billing.admit(input({ monthlyCapMicros: cap, estimateMicros: 0n }))).outcome).toBe(
+      'spend_limit_reached',
+    );
+  });
+});
+
 describe('admit: a second phase that does not count the request', () => {
   it('holds without counting, and still applies checks 5 to 7', async () => {
     const { input } = await fundedKey(5_000n);

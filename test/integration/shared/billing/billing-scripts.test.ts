@@ -61,6 +61,7 @@ function admitCall(
       null,
       true,
       options.count ?? true,
+      false,
     ],
   };
 }

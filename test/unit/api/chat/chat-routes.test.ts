@@ -11,6 +11,7 @@ import { completeChat } from '../../../../api/src/use-cases/complete-chat.ts';
 import { createEmbeddings } from '../../../../api/src/use-cases/create-embeddings.ts';
 import { openChatStream } from '../../../../api/src/use-cases/stream-chat.ts';
 import type { ResolvedKey } from '../../../../shared/src/accounts/key-cache.ts';
+import { NO_CALIBRATION } from '../../../../shared/src/billing/hold-calibration.ts';
 import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
 import type { CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';
 import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
@@ -65,6 +66,7 @@ function setup(reads: readonly string[] = []) {
     config,
     client,
     billing: {
+      calibration: NO_CALIBRATION,
       settleDeferred: async ({ costMicros, usage }) => {
         charged.push({ costMicros, usage });
       },

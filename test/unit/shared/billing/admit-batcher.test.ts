@@ -10,7 +10,7 @@ function call(requestId: string): AdmitCall {
     spendSnapshot: 's',
     walletHolds: holds,
     keyHolds: holds,
-    args: [10, 60_000, requestId, 1n, 1_000, 0n, null, true, true],
+    args: [10, 60_000, requestId, 1n, 1_000, 0n, null, true, true, false],
   };
 }
 

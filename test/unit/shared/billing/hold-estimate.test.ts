@@ -21,7 +21,7 @@ const pricing: ModelPricing = {
   output: 1_050_000,
   cached_input: 26_250,
 };
-const model = { pricing, context_window: 128_000, max_output_tokens: 16_384 };
+const model = { id: 'test/chat', pricing, context_window: 128_000, max_output_tokens: 16_384 };
 const usage = (inputTokens: number, outputTokens: number) => ({
   inputTokens,
   cachedInputTokens: 0,
