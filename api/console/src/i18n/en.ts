@@ -308,6 +308,7 @@ export const en = {
   'operator.top_up': 'Top up',
   'operator.top_up_title': 'Top up {email}',
   'operator.amount_toman': 'Amount (Toman)',
+  'operator.amount_digits': 'At most 6 decimals and 15 digits in all (larger amounts: fewer decimals).',
   'operator.reference': 'Reference',
   'operator.reference_hint': 'The payment or receipt number, kept in the ledger.',
   'operator.topped_up': 'Done. The balance is now {balance}.',

@@ -312,6 +312,7 @@ export const fa: Record<MessageKey, string> = {
   'operator.top_up': 'شارژ',
   'operator.top_up_title': 'شارژ {email}',
   'operator.amount_toman': 'مبلغ (تومان)',
+  'operator.amount_digits': 'حداکثر ۶ رقم اعشار و ۱۵ رقم در کل (برای مبلغ‌های بزرگ‌تر: اعشار کمتر).',
   'operator.reference': 'مرجع',
   'operator.reference_hint': 'شمارهٔ پرداخت یا رسید، که در دفتر حساب می‌ماند.',
   'operator.topped_up': 'انجام شد. موجودی اکنون {balance} است.',
