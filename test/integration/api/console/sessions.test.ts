@@ -1,4 +1,6 @@
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { digestOf } from '../../../../api/src/console/session-store.ts';
 import { admin } from '../../../helpers/admin-client.ts';
 import { buildTestApp } from '../../../helpers/test-app.ts';
 import {
@@ -325,15 +327,49 @@ describe('invitation and reset links', () => {
     expect(expiresAt - Date.now()).toBeGreaterThan(3_500_000);
     expect(expiresAt - Date.now()).toBeLessThanOrEqual(3_600_000);
     const { credentials } = t.services.console;
-    const { digestOf } = await import('../../../../api/src/console/session-store.ts');
-    expect(await credentials.consumeInvitation(digestOf(tokenOf(link.url)), new Date(expiresAt))).toBeNull();
+    const tokenHash = digestOf(tokenOf(link.url));
+    expect(await credentials.setPasswordByInvitation(tokenHash, 'scrypt$x', new Date(expiresAt))).toBeNull();
     // Still valid just before.
-    expect(await credentials.consumeInvitation(digestOf(tokenOf(link.url)), new Date(expiresAt - 1))).toEqual(
+    expect(await credentials.setPasswordByInvitation(tokenHash, 'scrypt$x', new Date(expiresAt - 1))).toEqual(
       {
         accountId: account.id,
         purpose: 'reset',
       },
     );
+  });
+
+  it('keeps the link usable when the password cannot be written, and sets it on the next try', async (context) => {
+    if (t.config.store.kind !== 'sqlite') context.skip('the failing write is an SQLite trigger here');
+    const account = await admin<{ id: string; email: string }>(t.app, 'POST', '/accounts', {
+      email: `failing-${Date.now()}@example.test`,
+    });
+    const link = await admin<{ url: string }>(t.app, 'POST', `/accounts/${account.id}/invitations`);
+    const token = tokenOf(link.url);
+    // Another connection to the app's file refuses this account's password writes (a full disk,
+    // a killed process: anything between reading the link and writing the password).
+    const db = new DatabaseSync(t.config.store.kind === 'sqlite' ? t.config.store.path : '');
+    const refuse = (event: string) =>
+      `CREATE TRIGGER refuse_${event} BEFORE ${event} ON account_credentials
+       WHEN NEW.account_id = '${account.id}' BEGIN SELECT RAISE(ABORT, 'disk full'); END`;
+    db.exec(refuse('INSERT'));
+    db.exec(refuse('UPDATE'));
+    try {
+      const failed = await new ConsoleAgent(t.app).request('POST', '/password/set', {
+        payload: { token, password: 'first password!' },
+      });
+      expect(failed.statusCode).toBe(500);
+      expect(sessionCookieOf(failed)).toBeUndefined();
+    } finally {
+      db.exec('DROP TRIGGER refuse_INSERT');
+      db.exec('DROP TRIGGER refuse_UPDATE');
+      db.close();
+    }
+    expect((await new ConsoleAgent(t.app).signIn(account.email, 'first password!')).statusCode).toBe(401);
+    const retried = await new ConsoleAgent(t.app).request('POST', '/password/set', {
+      payload: { token, password: 'first password!' },
+    });
+    expect(retried.statusCode).toBe(200);
+    expect((await new ConsoleAgent(t.app).signIn(account.email, 'first password!')).statusCode).toBe(200);
   });
 
   it('refuses an unknown token', async () => {

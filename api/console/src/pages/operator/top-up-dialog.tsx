@@ -27,7 +27,12 @@ export function amountProblem(text: string): 'invalid' | 'digits' | undefined {
  * ignored, and sending again after a failure (the answer may have been lost after the credit)
  * reuses the key, so the server credits once. Changing the amount or reference makes a new one.
  */
-export function TopUpDialog(props: { open: boolean; account: Account; onClose: () => void; onDone: () => void }) {
+export function TopUpDialog(props: {
+  open: boolean;
+  account: Account;
+  onClose: () => void;
+  onDone: () => void;
+}) {
   const { t, format } = useI18n();
   const [amount, setAmount] = useState('');
   const [reference, setReference] = useState('');
