@@ -137,21 +137,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /** The operator API: accounts, keys and wallets (guarded by `ADMIN_TOKEN` inside each plugin). */
 async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { accounts, billing } = deps.services;
-  const adminToken = deps.config.adminToken;
+  // Wrong tokens count per client IP with the console's operator sign-in, which takes the same token.
+  const auth = { adminToken: deps.config.adminToken, tokenLimiter: deps.services.console.limiter };
   await app.register(adminAccountsRoutes, {
     ...accounts,
-    adminToken,
+    ...auth,
     balanceOf: (id) => billing.balanceOf(id),
   });
-  await app.register(adminKeysRoutes, { ...accounts, adminToken });
+  await app.register(adminKeysRoutes, { ...accounts, ...auth });
   const invitations = { ...accounts, credentials: deps.services.console.credentials };
   await app.register(adminInvitationsRoutes, {
     ...invitations,
-    adminToken,
+    ...auth,
     publicBaseUrl: deps.config.publicBaseUrl,
   });
   const accountExists = async (id: string) => (await accounts.accounts.findById(id)) !== null;
-  await app.register(walletRoutes, { billing, adminToken, accountExists });
+  await app.register(walletRoutes, { billing, ...auth, accountExists });
 }
 
 /**

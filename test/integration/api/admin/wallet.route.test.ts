@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSignInLimiter } from '../../../../api/src/console/sign-in-limiter.ts';
 import { registerErrorHandling } from '../../../../api/src/plugins/error-handler.ts';
 import { walletRoutes } from '../../../../api/src/routes/admin/wallet.route.ts';
 import { MAX_JSON_DEPTH } from '../../../../api/src/schemas/json-body.ts';
@@ -23,6 +24,7 @@ async function buildApp(adminToken: string | undefined): Promise<FastifyInstance
     prefix: '/admin/v1',
     billing: fx.billing,
     adminToken,
+    tokenLimiter: createSignInLimiter({ redis: fx.redis, keyPrefix: `${fx.keyPrefix}console:` }),
     accountExists: async (id) => accounts.has(id),
   });
   await instance.ready();
