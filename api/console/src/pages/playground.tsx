@@ -4,10 +4,7 @@ import type { Model, ModelType, Video } from '../api/types.ts';
 import {
   type ChatMessage,
   generateImage,
-  getPastedKey,
   getVideo,
-  onPastedKey,
-  setPastedKey,
   startVideo,
   streamChat,
   synthesizeSpeech,
@@ -25,40 +22,20 @@ const TABS: readonly (readonly [Tab, MessageKey])[] = [
 ];
 const VIDEO_POLL_MS = 1500;
 
-/** The pasted key, shared by every tab and kept in memory only. */
-export function usePastedKey(): [string, (key: string) => void] {
-  const [key, setKey] = useState(getPastedKey);
-  useEffect(() => onPastedKey(setKey), []);
-  return [key, setPastedKey];
-}
+/** The default rate limit of a key, the playground key's (docs/console.md, "Playground"). */
+const PLAYGROUND_RATE_LIMIT = 60;
 
 export function PlaygroundPage() {
-  const { t } = useI18n();
-  const [key, setKey] = usePastedKey();
+  const { t, format } = useI18n();
   const [tab, setTab] = useState<Tab>('chat');
   const models = useAsync((signal) => listModels(signal), []);
 
   return (
     <section>
       <PageHeader title={t('playground.title')} />
-      <div class="card">
-        <Field label={t('playground.key')} hint={t('playground.key_hint')}>
-          {(id, describedBy) => (
-            <input
-              id={id}
-              name="playground-key"
-              type="password"
-              autocomplete="off"
-              spellcheck={false}
-              dir="ltr"
-              placeholder="hk-…"
-              aria-describedby={describedBy}
-              value={key}
-              onInput={(e) => setKey(e.currentTarget.value.trim())}
-            />
-          )}
-        </Field>
-      </div>
+      <p class="note" data-testid="playground-note">
+        {t('playground.note', { n: format.number(PLAYGROUND_RATE_LIMIT) })}
+      </p>
       <div class="tabs" role="tablist" aria-label={t('playground.kind')}>
         {TABS.map(([value, label]) => (
           <button
@@ -81,13 +58,13 @@ export function PlaygroundPage() {
         ) : models.data === undefined ? (
           <Loading />
         ) : tab === 'chat' ? (
-          <ChatTry apiKey={key} models={ofType(models.data, 'chat')} />
+          <ChatTry models={ofType(models.data, 'chat')} />
         ) : tab === 'image' ? (
-          <ImageTry apiKey={key} models={ofType(models.data, 'image')} />
+          <ImageTry models={ofType(models.data, 'image')} />
         ) : tab === 'speech' ? (
-          <SpeechTry apiKey={key} models={ofType(models.data, 'tts')} />
+          <SpeechTry models={ofType(models.data, 'tts')} />
         ) : (
-          <VideoTry apiKey={key} models={ofType(models.data, 'video')} />
+          <VideoTry models={ofType(models.data, 'video')} />
         )}
       </div>
     </section>
@@ -151,20 +128,14 @@ function useRun() {
   return { busy, error, run, stop };
 }
 
-function NeedKey() {
+/** The submit row of a media try: the button, then the error of the last run. */
+function TrySubmit(props: { busy: boolean; ready: boolean; label: string; error: unknown }) {
   const { t } = useI18n();
-  return <p class="note">{t('playground.need_key')}</p>;
-}
-
-/** The submit row of a media try: the need-a-key note, the button, then the error of the last run. */
-function TrySubmit(props: { apiKey: string; busy: boolean; ready: boolean; label: string; error: unknown }) {
-  const { t } = useI18n();
-  const { apiKey, busy, ready, label, error } = props;
+  const { busy, ready, label, error } = props;
   return (
     <>
-      {apiKey === '' ? <NeedKey /> : null}
       <div class="actions actions-start">
-        <button type="submit" class="button button-primary" disabled={busy || apiKey === '' || !ready}>
+        <button type="submit" class="button button-primary" disabled={busy || !ready}>
           {busy ? t('common.working') : label}
         </button>
       </div>
@@ -208,7 +179,7 @@ function useObjectUrl(): [string | undefined, (blob: Blob | undefined) => void] 
   return [url, (blob) => setUrl(blob === undefined ? undefined : URL.createObjectURL(blob))];
 }
 
-function ChatTry({ apiKey, models }: { apiKey: string; models: readonly Model[] }) {
+function ChatTry({ models }: { models: readonly Model[] }) {
   const { t } = useI18n();
   const [model, setModel] = useState(() => defaultModel(models));
   const [messages, setMessages] = useState<ChatMessage[]>([]);
@@ -220,7 +191,7 @@ function ChatTry({ apiKey, models }: { apiKey: string; models: readonly Model[] 
   const send = (event: Event) => {
     event.preventDefault();
     const text = draft.trim();
-    if (text === '' || apiKey === '') return;
+    if (text === '') return;
     const history: ChatMessage[] = [...messages, { role: 'user', content: text }];
     setMessages(history);
     setDraft('');
@@ -230,7 +201,6 @@ function ChatTry({ apiKey, models }: { apiKey: string; models: readonly Model[] 
     void run(async (signal) => {
       try {
         const result = await streamChat(
-          apiKey,
           { model, messages: history },
           {
             onDelta: (delta) => {
@@ -269,7 +239,6 @@ function ChatTry({ apiKey, models }: { apiKey: string; models: readonly Model[] 
       </div>
       <Cost cost={cost} />
       {error !== undefined ? <ErrorMessage error={error} /> : null}
-      {apiKey === '' ? <NeedKey /> : null}
       <Field label={t('playground.message')}>
         {(id) => (
           <textarea
@@ -291,7 +260,7 @@ function ChatTry({ apiKey, models }: { apiKey: string; models: readonly Model[] 
             {t('playground.stop')}
           </button>
         ) : (
-          <button type="submit" class="button button-primary" disabled={apiKey === '' || draft.trim() === ''}>
+          <button type="submit" class="button button-primary" disabled={draft.trim() === ''}>
             {t('playground.send')}
           </button>
         )}
@@ -311,7 +280,7 @@ function ChatTry({ apiKey, models }: { apiKey: string; models: readonly Model[] 
   );
 }
 
-function ImageTry({ apiKey, models }: { apiKey: string; models: readonly Model[] }) {
+function ImageTry({ models }: { models: readonly Model[] }) {
   const { t } = useI18n();
   const [model, setModel] = useState(() => defaultModel(models));
   const [prompt, setPrompt] = useState('');
@@ -323,7 +292,7 @@ function ImageTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
     setImage(undefined);
     setCost(undefined);
     void run(async (signal) => {
-      const result = await generateImage(apiKey, { model, prompt }, signal);
+      const result = await generateImage({ model, prompt }, signal);
       const first = result.data[0]?.b64_json;
       setImage(first ? `data:image/png;base64,${first}` : undefined);
       setCost(result.service?.cost);
@@ -333,13 +302,7 @@ function ImageTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
     <form class="form" onSubmit={submit}>
       <ModelSelect models={models} value={model} onChange={setModel} />
       <PromptField label={t('playground.prompt')} value={prompt} onInput={setPrompt} />
-      <TrySubmit
-        apiKey={apiKey}
-        busy={busy}
-        ready={prompt.trim() !== ''}
-        label={t('playground.generate')}
-        error={error}
-      />
+      <TrySubmit busy={busy} ready={prompt.trim() !== ''} label={t('playground.generate')} error={error} />
       {busy ? <Loading label={t('playground.generating')} /> : null}
       {image ? <img class="result-image" src={image} alt={t('playground.image_alt', { prompt })} /> : null}
       <Cost cost={cost} />
@@ -347,7 +310,7 @@ function ImageTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
   );
 }
 
-function SpeechTry({ apiKey, models }: { apiKey: string; models: readonly Model[] }) {
+function SpeechTry({ models }: { models: readonly Model[] }) {
   const { t } = useI18n();
   const [model, setModel] = useState(() => defaultModel(models));
   const [voice, setVoice] = useState('alloy');
@@ -360,7 +323,7 @@ function SpeechTry({ apiKey, models }: { apiKey: string; models: readonly Model[
     setAudio(undefined);
     setCost(undefined);
     void run(async (signal) => {
-      const result = await synthesizeSpeech(apiKey, { model, input, voice }, signal);
+      const result = await synthesizeSpeech({ model, input, voice }, signal);
       setAudio(result.audio);
       setCost(result.cost);
     });
@@ -372,13 +335,7 @@ function SpeechTry({ apiKey, models }: { apiKey: string; models: readonly Model[
         {(id) => <input id={id} dir="ltr" value={voice} onInput={(e) => setVoice(e.currentTarget.value)} />}
       </Field>
       <PromptField label={t('playground.speech_text')} value={input} onInput={setInput} />
-      <TrySubmit
-        apiKey={apiKey}
-        busy={busy}
-        ready={input.trim() !== ''}
-        label={t('playground.speak')}
-        error={error}
-      />
+      <TrySubmit busy={busy} ready={input.trim() !== ''} label={t('playground.speak')} error={error} />
       {audio ? (
         // biome-ignore lint/a11y/useMediaCaption: generated speech has no caption track; its text is above.
         <audio class="result-audio" controls src={audio} />
@@ -388,7 +345,7 @@ function SpeechTry({ apiKey, models }: { apiKey: string; models: readonly Model[
   );
 }
 
-function VideoTry({ apiKey, models }: { apiKey: string; models: readonly Model[] }) {
+function VideoTry({ models }: { models: readonly Model[] }) {
   const { t, format } = useI18n();
   const [model, setModel] = useState(() => defaultModel(models));
   const [prompt, setPrompt] = useState('');
@@ -401,16 +358,16 @@ function VideoTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
     setVideo(undefined);
     setSrc(undefined);
     void run(async (signal) => {
-      let current = await startVideo(apiKey, { model, prompt, duration: Number(duration) }, signal);
+      let current = await startVideo({ model, prompt, duration: Number(duration) }, signal);
       setVideo(current);
       while (current.status !== 'completed' && current.status !== 'failed') {
         await new Promise((resolve) => setTimeout(resolve, VIDEO_POLL_MS));
         signal.throwIfAborted();
-        current = await getVideo(apiKey, current.id, signal);
+        current = await getVideo(current.id, signal);
         setVideo(current);
       }
       if (current.status === 'completed') {
-        setSrc(await videoContent(apiKey, current.id, signal));
+        setSrc(await videoContent(current.id, signal));
       }
     });
   };
@@ -431,13 +388,7 @@ function VideoTry({ apiKey, models }: { apiKey: string; models: readonly Model[]
           </select>
         )}
       </Field>
-      <TrySubmit
-        apiKey={apiKey}
-        busy={busy}
-        ready={prompt.trim() !== ''}
-        label={t('playground.render')}
-        error={error}
-      />
+      <TrySubmit busy={busy} ready={prompt.trim() !== ''} label={t('playground.render')} error={error} />
       {video && video.status !== 'completed' && video.status !== 'failed' ? (
         <div role="status">
           <p>{t('playground.rendering', { p: format.percent(progress) })}</p>

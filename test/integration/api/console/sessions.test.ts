@@ -1,6 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { digestOf } from '../../../../api/src/console/session-store.ts';
+import { dayOf } from '../../../../shared/src/billing/billing-time.ts';
 import { admin } from '../../../helpers/admin-client.ts';
 import { buildTestApp } from '../../../helpers/test-app.ts';
 import {
@@ -14,6 +15,12 @@ import {
 
 // 127.0.0.1 (inject's default peer) is a trusted proxy: its X-Forwarded-Proto is believed.
 const t = useConsoleApp({ env: { TRUST_PROXY: '127.0.0.1' }, realHasher: true });
+
+/** The billing calendar every session answer carries: the zone, and today there. */
+function billingCalendar() {
+  const timeZone = t.config.billing.timeZone;
+  return { time_zone: timeZone, today: dayOf(new Date(), timeZone) };
+}
 
 describe('holder sign-in and sign-out', () => {
   it('signs in, reads the session, signs out; the session is gone afterwards (401)', async () => {
@@ -31,6 +38,7 @@ describe('holder sign-in and sign-out', () => {
         created_at: expect.any(String),
       },
       csrf_token: expect.any(String),
+      billing: billingCalendar(),
     });
     const oldCookie = agent.cookie;
 
@@ -389,7 +397,11 @@ describe('operator sessions', () => {
     const agent = new ConsoleAgent(t.app);
     const ok = await agent.signInOperator();
     expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toEqual({ role: 'operator', csrf_token: expect.any(String) });
+    expect(ok.json()).toEqual({
+      role: 'operator',
+      csrf_token: expect.any(String),
+      billing: billingCalendar(),
+    });
     expect(await agent.expect(200, 'GET', '/session')).toEqual(ok.json());
   });
 
