@@ -8,19 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_LIMITS } from '../../../../api/src/console/sign-in-limiter.ts';
 import { TEST_ADMIN_TOKEN } from '../../../helpers/admin-client.ts';
 import { buildTestApp, type TestApp } from '../../../helpers/test-app.ts';
-import { testStoreEnvironment, uniqueSuffix } from '../../../helpers/test-config.ts';
+import { replicaEnvironment } from '../../../helpers/test-config.ts';
 
 let a: TestApp;
 let b: TestApp;
 beforeAll(async () => {
   // Two replicas on the same Redis, store and prefix, as behind a load balancer.
-  const suffix = uniqueSuffix();
-  const env = {
-    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    ...testStoreEnvironment(suffix),
-    QUEUE_PREFIX: `token-limit-${suffix}`,
-    S3_BUCKET: `token-limit-${suffix}`,
-  };
+  const env = { ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...replicaEnvironment('token-limit') };
   a = await buildTestApp({ env });
   b = await buildTestApp({ env });
 });
