@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import { operatorAccountsRoutes } from './accounts.route.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 import { keysRoutes } from './keys.route.ts';
