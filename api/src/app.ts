@@ -5,11 +5,8 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import type { Catalogue } from '../../shared/src/catalogue/catalogue.ts';
-import type { Config } from '../../shared/src/config/config.ts';
-import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
-import type { Logger } from '../../shared/src/logging/logger.ts';
 import { registerAdmission } from './admission/admit-request.ts';
+import type { AppDeps } from './app-deps.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
 import { registerOpenApi } from './openapi/openapi.ts';
 import { registerBodyReadDeadline } from './plugins/body-read-deadline.ts';
@@ -44,16 +41,6 @@ import { transcriptionsRoutes } from './routes/transcriptions.route.ts';
 import { usageRoutes } from './routes/usage.route.ts';
 import { videosRoutes } from './routes/videos.route.ts';
 import { registerJsonBodyParser } from './schemas/json-body.ts';
-import type { ApiServices } from './services.ts';
-
-/** Everything the HTTP tier needs, built by `main` (or by a test) and passed in explicitly. */
-export interface AppDeps {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly catalogue: Catalogue;
-  readonly readinessChecks: readonly ReadinessCheck[];
-  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream' | 'media' | 'console'>;
-}
 
 /** Response headers a browser client may read (rate limits, request id). */
 export const EXPOSED_HEADERS = ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after'];
@@ -137,21 +124,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /** The operator API: accounts, keys and wallets (guarded by `ADMIN_TOKEN` inside each plugin). */
 async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { accounts, billing } = deps.services;
-  const adminToken = deps.config.adminToken;
+  // Wrong tokens count per client IP with the console's operator sign-in, which takes the same token.
+  const auth = { adminToken: deps.config.adminToken, tokenLimiter: deps.services.console.limiter };
   await app.register(adminAccountsRoutes, {
     ...accounts,
-    adminToken,
+    ...auth,
     balanceOf: (id) => billing.balanceOf(id),
   });
-  await app.register(adminKeysRoutes, { ...accounts, adminToken });
+  await app.register(adminKeysRoutes, { ...accounts, ...auth });
   const invitations = { ...accounts, credentials: deps.services.console.credentials };
   await app.register(adminInvitationsRoutes, {
     ...invitations,
-    adminToken,
+    ...auth,
     publicBaseUrl: deps.config.publicBaseUrl,
   });
   const accountExists = async (id: string) => (await accounts.accounts.findById(id)) !== null;
-  await app.register(walletRoutes, { billing, adminToken, accountExists });
+  await app.register(walletRoutes, { billing, ...auth, accountExists });
 }
 
 /**

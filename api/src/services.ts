@@ -81,6 +81,8 @@ export async function createApiServices(
   const console = createConsoleServices({
     config,
     redis: connections.redis,
+    keys: accounts.keys,
+    keyCache: accounts.keyCache,
     store: connections.store,
     clock: accounts.clock,
     hasher: overrides.passwordHasher,

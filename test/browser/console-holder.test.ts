@@ -2,13 +2,15 @@
  * The account holder's journey through the web console in a real browser (Debian's Chromium driven
  * by playwright-core) against a real listening gateway: invitation → password → sign-in → a key
  * created and copied → used with the official OpenAI SDK → the charge in the wallet, usage and
- * chart → the key disabled in the console → the SDK gets 401. Then every holder page in English and
+ * chart → the playground tried without a key → the key disabled in the console → the SDK gets 401 →
+ * usage counted in billing days from a browser far from the billing zone. Then every holder page in English and
  * Persian (right-to-left, Persian calendar), at desktop and phone width, with screenshots under
  * test-output/screenshots/.
  */
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startOfDay } from '../../shared/src/billing/billing-time.ts';
 import type { ListeningApp } from '../helpers/listening-app.ts';
 import {
   eventually,
@@ -144,6 +146,15 @@ describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
     expect(await charge.textContent()).toContain('demo/chat');
     const topUp = page.getByTestId('ledger-table').locator('tr', { hasText: 'receipt-1' });
     expect(await topUp.textContent()).toContain('+50,000');
+    // A top-up made without a reference shows its entry id, not a blank line.
+    await adminCall(gateway.origin, 'POST', `/accounts/${accountId}/topups`, { amount: 5, reference: '' });
+    await page.reload();
+    const unreferenced = page
+      .getByTestId('ledger-table')
+      .locator('tr[data-kind=topup]')
+      .filter({ has: page.locator('code.reference', { hasText: `topup:${accountId}:` }) });
+    await unreferenced.waitFor();
+    expect(await unreferenced.textContent()).toContain('+5');
     await screenshot(page, 'en-wallet');
 
     await navTo(page, 'Usage');
@@ -171,9 +182,15 @@ describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
     await screenshot(page, 'en-overview');
   });
 
-  it('streams a chat in the playground with a pasted key and shows its cost', async () => {
+  it('streams a chat in the playground without any key to paste, and shows its cost', async () => {
+    // What the page receives, to check that no answer ever carries a full key.
+    const answers: Promise<string>[] = [];
+    page.on('response', (response) => {
+      if (response.url().includes('/console/api/')) answers.push(response.text().catch(() => ''));
+    });
     await navTo(page, 'Playground');
-    await page.getByLabel('API key for these tries').fill(apiKey);
+    await page.getByTestId('playground-note').getByText('Console playground', { exact: false }).waitFor();
+    expect(await page.locator('input[type=password]').count()).toBe(0);
     await page.getByLabel('Model').selectOption('demo/chat');
     await page.getByLabel('Message').fill('Say something');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -182,6 +199,14 @@ describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
     expect(await cost.textContent()).toMatch(/Cost of this request: [\d.,]+ Toman/);
     expect(await page.getByTestId('chat-log').locator('.bubble-assistant').count()).toBe(1);
     await screenshot(page, 'en-playground');
+    for (const text of await Promise.all(answers)) expect(text).not.toMatch(/hk-[0-9A-Za-z]{43}/);
+    // The try was charged to the account through the console's key, listed with the keys.
+    await navTo(page, 'Keys');
+    const card = page.getByTestId('key-card').filter({ hasText: 'Console playground' });
+    await card.getByText('does not count toward the 25').waitFor();
+    await page.getByText('1 of 25 active keys.').waitFor();
+    await screenshot(page, 'en-keys-playground');
+    await navTo(page, 'Playground');
   });
 
   it('tries an image, speech and a video in the playground; the video is polled, played and listed in media', async () => {
@@ -327,7 +352,7 @@ describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
           'document.documentElement.scrollWidth - window.innerWidth',
         );
         expect(overflow, `${lang} ${path} scrolls sideways`).toBeLessThanOrEqual(0);
-        if (path === 'overview' || path === 'keys' || path === 'wallet' || path === 'models') {
+        if (path !== 'usage') {
           await screenshot(mobile, `${lang}-mobile-${path}`);
         }
       }
@@ -336,7 +361,65 @@ describe('web console: the account holder', { timeout: STEP_TIMEOUT }, () => {
     }
   });
 
+  it('counts usage in billing days: at 21:10 UTC, far west of Tehran, today is already tomorrow there', async () => {
+    // 2030-03-10 21:10 UTC is 2030-03-11 00:40 in Tehran and 2030-03-10 14:10 in Los Angeles.
+    await recordCharge(gateway, accountId, '2030-03-11', 40.8);
+    const far = await newContext(browser, gateway.origin, 'en', undefined, 'America/Los_Angeles');
+    const tab = await far.newPage();
+    const tabProblems = watchPageErrors(tab);
+    await tab.clock.setFixedTime(new Date('2030-03-10T21:10:00Z'));
+    await tab.goto('/console/sign-in');
+    await tab.getByLabel('Email').fill(email);
+    await tab.getByLabel('Password').fill(PASSWORD);
+    await tab.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await tab.getByRole('heading', { name: 'Overview' }).waitFor();
+    await tab.goto('/console/usage');
+    expect(await tab.getByLabel('To', { exact: true }).inputValue()).toBe('2030-03-11');
+    expect(await tab.getByLabel('From', { exact: true }).inputValue()).toBe('2030-02-10');
+    const row = tab.getByTestId('usage-table').locator('tbody tr', { hasText: 'demo/chat' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('40.8');
+    await screenshot(tab, 'en-usage-billing-day');
+    await tab.getByRole('button', { name: 'Last 7 days' }).click();
+    expect(await tab.getByLabel('From', { exact: true }).inputValue()).toBe('2030-03-05');
+    await row.waitFor();
+    await tab.getByRole('button', { name: 'فارسی' }).click();
+    await expect.poll(() => tab.locator('html').getAttribute('dir')).toBe('rtl');
+    await tab.getByTestId('usage-table').locator('tbody tr', { hasText: 'demo/chat' }).waitFor();
+    await screenshot(tab, 'fa-usage-billing-day');
+    expect(tabProblems).toEqual([]);
+    await far.close();
+  });
+
+  it('deletes the session’s playground key when the holder signs out', async () => {
+    const playgroundKeys = async () =>
+      (
+        await adminCall<{ data: { name: string }[] }>(gateway.origin, 'GET', `/accounts/${accountId}/keys`)
+      ).data.filter((key) => key.name === 'Console playground');
+    expect(await playgroundKeys()).toHaveLength(1);
+    await page.getByRole('button', { name: 'خروج' }).click();
+    await page.getByRole('heading', { name: 'ورود' }).waitFor();
+    expect(await playgroundKeys()).toEqual([]);
+  });
+
   it('logged no page error and no CSP violation', () => {
     expect(problems).toEqual([]);
   });
 });
+
+/** One charge of `demo/chat` on a given billing day, written as settlement writes it. */
+async function recordCharge(gateway: ListeningApp, accountId: string, day: string, costIrt: number) {
+  await gateway.connections.store.money.recordCharges([
+    {
+      id: `seed-${accountId}-${day}`,
+      accountId,
+      keyId: null,
+      model: 'demo/chat',
+      costMicros: BigInt(Math.round(costIrt * 1e6)),
+      usage: { requests: 1, inputTokens: 12, outputTokens: 34 },
+      day,
+      month: day.slice(0, 7),
+      createdAt: startOfDay(day, gateway.config.billing.timeZone),
+    },
+  ]);
+}

@@ -13,7 +13,7 @@ import { TEST_ADMIN_TOKEN } from '../helpers/admin-client.ts';
 import type { ListeningApp } from '../helpers/listening-app.ts';
 import { navTo, newContext, screenshot, settled, watchPageErrors } from './support/browser.ts';
 import { useConsoleBrowser } from './support/console-browser.ts';
-import { PASSWORD, persianToday } from './support/gateway.ts';
+import { adminCall, PASSWORD, persianToday } from './support/gateway.ts';
 import { recordYearOfUsage } from './support/year-of-usage.ts';
 
 const STEP_TIMEOUT = 120_000;
@@ -215,6 +215,55 @@ describe('web console: the operator', { timeout: STEP_TIMEOUT }, () => {
     // than this with a year of rows renders them in a way that grows with them.
     for (const [name, ms] of Object.entries(timings)) expect(ms, `${name} took ${ms} ms`).toBeLessThan(5_000);
     await holderContext.close();
+  });
+
+  it('credits a top-up once when its answer is lost and the operator sends it again with a double click', async () => {
+    await page.goto(accountUrl);
+    await page.getByTestId('account-balance').waitFor();
+    const accountId = decodeURIComponent(accountUrl.split('/').pop() ?? '');
+    const balance = async () =>
+      (await adminCall<{ balance: number }>(gateway.origin, 'GET', `/accounts/${accountId}`)).balance;
+    const before = await balance();
+    const keys: (string | undefined)[] = [];
+    // The first request reaches the gateway (which credits it), but its answer never reaches the
+    // page; the next ones are held a moment, so a double click lands while one is in flight.
+    await page.route('**/console/api/accounts/*/topups', async (route) => {
+      keys.push(route.request().headers()['idempotency-key']);
+      if (keys.length === 1) {
+        await route.fetch();
+        await route.abort('connectionreset');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await route.continue();
+    });
+    await page.getByRole('button', { name: 'Top up', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: `Top up ${email}` });
+    await dialog.getByLabel('Amount (Toman)').fill('1000');
+    await dialog.getByLabel('Reference').fill('receipt-en-retry');
+    await dialog.getByRole('button', { name: 'Top up', exact: true }).click();
+    await dialog.getByRole('alert').waitFor();
+    // The one error this step provokes (the lost answer): every other stays for the last check.
+    const reset = problems.findIndex((problem) => problem.includes('net::ERR_CONNECTION_RESET'));
+    expect(reset).toBeGreaterThanOrEqual(0);
+    problems.splice(reset, 1);
+    await screenshot(page, 'en-operator-top-up-lost-answer');
+    await dialog.getByRole('button', { name: 'Top up', exact: true }).dblclick();
+    await dialog.getByText('Done. The balance is now', { exact: false }).waitFor();
+    await screenshot(page, 'en-operator-top-up-retried');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await page.unroute('**/console/api/accounts/*/topups');
+    // Every request of the submission carried the same key: one ledger entry, one credit.
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    await page.getByRole('tab', { name: 'Ledger' }).click();
+    await page.getByTestId('ledger-table').locator('tr', { hasText: 'receipt-en-retry' }).first().waitFor();
+    expect(
+      await page.getByTestId('ledger-table').locator('tr', { hasText: 'receipt-en-retry' }).count(),
+    ).toBe(1);
+    expect(await balance()).toBeCloseTo(before + 1000, 6);
+    await screenshot(page, 'en-operator-account-after-retry');
   });
 
   it('logged no page error and no CSP violation', () => {

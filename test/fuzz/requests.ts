@@ -1373,6 +1373,13 @@ const consoleRoutes: RouteSpec[] = [
     method: 'POST',
     path: accountIdArb.map((id) => `/console/api/accounts/${id}/topups`),
     body: jsonBodyArb(topUpBodyArb),
+    // Required here (the page sends one per submission); now and then left out, or out of bounds.
+    headers: fc.oneof(
+      fc.constant<Array<[string, string]>>([]),
+      fc
+        .constantFrom('console-1', 'console-2', '', 'x'.repeat(500))
+        .map((k): Array<[string, string]> => [['idempotency-key', k]]),
+    ),
   },
   {
     method: 'POST',

@@ -20,6 +20,19 @@ export function testStoreEnvironment(suffix = uniqueSuffix()): Record<string, st
   return { MONGO_URL: undefined, SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'gw-test-')), 'gateway.db') };
 }
 
+/**
+ * The environment of api replicas behind one load balancer: the same store, Redis prefix and
+ * bucket (fresh ones, named after `name`), so that each `buildTestApp` with it is another replica.
+ */
+export function replicaEnvironment(name: string): Record<string, string | undefined> {
+  const suffix = uniqueSuffix();
+  return {
+    ...testStoreEnvironment(suffix),
+    QUEUE_PREFIX: `${name}-${suffix}`,
+    S3_BUCKET: `${name}-${suffix}`,
+  };
+}
+
 /** The variables naming the store of `config`, for another process that must share it. */
 export function storeEnvironmentOf(config: Config): Record<string, string | undefined> {
   const { store } = config;

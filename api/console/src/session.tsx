@@ -4,6 +4,7 @@ import { useCallback, useContext, useEffect, useMemo, useState } from 'preact/ho
 import { ApiError, setCsrfToken, setUnauthorizedHandler } from './api/client.ts';
 import { signOut as endSession, getSession } from './api/endpoints.ts';
 import type { Session } from './api/types.ts';
+import { setBillingCalendar } from './billing-calendar.ts';
 
 export type SessionState =
   | { readonly status: 'checking' }
@@ -26,6 +27,7 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
 
   const apply = useCallback((next: SessionState) => {
     setCsrfToken(next.status === 'signed-in' ? next.session.csrf_token : undefined);
+    setBillingCalendar(next.status === 'signed-in' ? next.session.billing : undefined);
     setState(next);
   }, []);
 

@@ -18,6 +18,17 @@ export interface ConsoleSession {
   readonly expiresAt: number;
   /** Operators: the SHA-256 of the ADMIN_TOKEN signed in with; a rotated token ends the session. */
   readonly operatorTokenDigest: string | null;
+  /** Holders: the key the console made for this session's playground, once it made one. */
+  readonly playground?: PlaygroundKeyRef;
+}
+
+/**
+ * Which key a session's playground uses: its id (to revoke it when the session ends) and the
+ * generation its secret was derived with (playground-secret.ts; the secret itself is never stored).
+ */
+export interface PlaygroundKeyRef {
+  readonly keyId: string;
+  readonly generation: number;
 }
 
 export interface SessionStoreOptions {
@@ -29,6 +40,13 @@ export interface SessionStoreOptions {
   /** A session ends this long after sign-in whatever happens (30 days). */
   readonly maxAgeMs: number;
   readonly clock: () => Date;
+  /**
+   * Runs before sessions end (sign-out, sign out everywhere, a password set or changed, the 30-day
+   * end), with the sessions ending: revokes their playground keys. A failure stops the ending, so a
+   * session never ends with its key still working; a session that only idles out leaves its key to
+   * its own short expiry.
+   */
+  readonly beforeEnd?: (ending: readonly ConsoleSession[]) => Promise<void>;
 }
 
 /**
@@ -48,12 +66,15 @@ export interface SessionStore {
   end(token: string): Promise<void>;
   /** Ends every session of an account, except the one of `keepToken` when given. */
   endAllOf(accountId: string, keepToken?: string): Promise<void>;
+  /** Records the session's playground key (a session that ended meanwhile stays ended). */
+  setPlaygroundKey(token: string, ref: PlaygroundKeyRef): Promise<void>;
 }
 
 const TOKEN_BYTES = 32;
 
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const { redis, keyPrefix, idleMs, maxAgeMs, clock } = options;
+  const beforeEnd = options.beforeEnd ?? (async () => undefined);
   const sessionKey = (digest: string) => `${keyPrefix}session:${digest}`;
   const accountKey = (accountId: string) => `${keyPrefix}account-sessions:${accountId}`;
 
@@ -84,6 +105,7 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       if (stored === null) return null;
       const session = JSON.parse(stored) as ConsoleSession;
       if (clock().getTime() < session.expiresAt) return session;
+      await beforeEnd([session]);
       await forget(digest, session.accountId);
       return null;
     },
@@ -91,8 +113,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     async end(token) {
       const digest = digestOf(token);
       const stored = await redis.get(sessionKey(digest));
-      const accountId = stored === null ? null : (JSON.parse(stored) as ConsoleSession).accountId;
-      await forget(digest, accountId);
+      const session = stored === null ? null : (JSON.parse(stored) as ConsoleSession);
+      if (session !== null) await beforeEnd([session]);
+      await forget(digest, session?.accountId ?? null);
     },
 
     async endAllOf(accountId, keepToken) {
@@ -100,12 +123,23 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const digests = await redis.smembers(accountKey(accountId));
       const ending = digests.filter((digest) => digest !== keep);
       if (ending.length === 0) return;
+      const stored = await redis.mget(...ending.map(sessionKey));
+      await beforeEnd(stored.flatMap((text) => (text === null ? [] : [JSON.parse(text) as ConsoleSession])));
       await execAll(
         redis
           .multi()
           .del(...ending.map(sessionKey))
           .srem(accountKey(accountId), ...ending),
       );
+    },
+
+    async setPlaygroundKey(token, ref) {
+      const key = sessionKey(digestOf(token));
+      const stored = await redis.get(key);
+      if (stored === null) return;
+      const session: ConsoleSession = { ...(JSON.parse(stored) as ConsoleSession), playground: ref };
+      // XX: never brings back a session that ended meanwhile; KEEPTTL: its idle time runs on.
+      await redis.set(key, JSON.stringify(session), 'KEEPTTL', 'XX');
     },
   };
 

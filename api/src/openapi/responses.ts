@@ -86,7 +86,7 @@ const ERRORS = {
   413: 'The request body is too large.',
   416: 'The requested range lies outside the file (`Content-Range: bytes */<size>`).',
   422: 'A field is invalid (media endpoints: `{message, errors}` instead of the error envelope).',
-  429: '`rate_limit_exceeded`: the key’s window is spent (`Retry-After`); `rate_limit_error`: every provider of the model is rate limiting.',
+  429: '`rate_limit_exceeded`: the key’s window is spent, or (operator API) too many wrong operator tokens came from this address (`Retry-After`); `rate_limit_error`: every provider of the model is rate limiting.',
   500: '`internal_error`: the service failed; the message carries the request id.',
   502: '`upstream_error`: no provider of the model gave a usable answer.',
   503: '`upstream_error`: a store of the service is unreachable, or the service is restarting; retry after `Retry-After`.',
@@ -103,21 +103,21 @@ export const KEYED = [401, 402, 403, 429, ...EVERY_ROUTE] as const satisfies rea
 export const WITH_BODY = [408, 413] as const satisfies readonly ErrorStatus[];
 /** The statuses of serving a request through a provider. */
 export const UPSTREAM = [404, 502, 504] as const satisfies readonly ErrorStatus[];
-/** The statuses of the operator API (its token, its validation). */
-export const OPERATOR = [401, 404, ...EVERY_ROUTE] as const satisfies readonly ErrorStatus[];
+/** The statuses of the operator API (its token and the per-address limit of wrong ones, its validation). */
+export const OPERATOR = [401, 404, 429, ...EVERY_ROUTE] as const satisfies readonly ErrorStatus[];
 /** The statuses of the public, key-less routes. */
 export const PUBLIC = EVERY_ROUTE;
 
 /**
  * The error answers of a route: `statuses` with their common meaning, `specific` with the route's
- * own (a description replacing the common one). A route that answers 429 takes a key: its errors
- * but 401 may carry the rate-limit headers. 429 and 503 carry `Retry-After` (always on 503).
+ * own (a description replacing the common one). A route that answers 402 takes a key: its errors
+ * but 401 may carry the key's rate-limit headers. 429 and 503 carry `Retry-After` (always on 503).
  */
 export function errorResponses(
   statuses: readonly ErrorStatus[],
   specific: Partial<Record<ErrorStatus, string>> = {},
 ) {
-  const keyed = statuses.includes(429);
+  const keyed = statuses.includes(402);
   const all = [...new Set([...statuses, ...(Object.keys(specific).map(Number) as ErrorStatus[])])];
   return Object.fromEntries(
     all

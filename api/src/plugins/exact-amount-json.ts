@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { irtToMicros } from '../../../shared/src/billing/money.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import { bodyNestsTooDeep, jsonNestingExceeds, MAX_JSON_DEPTH } from '../schemas/json-body.ts';
+import { MAX_TOP_UP_SIGNIFICANT_DIGITS } from '../schemas/top-up.schema.ts';
 
 // The amount as the client wrote it: a double cannot hold 18 significant digits (1e12 with 6
 // decimals), and a silently rounded credit is worse than a refused one.
@@ -40,12 +41,29 @@ export function registerExactAmountParser(app: FastifyInstance): void {
   });
 }
 
-/** The body's `amount` in µIRT, exactly as written; more than 6 decimals is a 400 naming it. */
+/**
+ * The body's `amount` in µIRT, exactly as written. More than 6 decimals, or more significant digits
+ * than a JSON number answers exactly (top-up.schema.ts), is a 400 naming it.
+ */
 export function exactAmountMicros(body: { amount: number }): bigint {
   const source = amountSources.get(body) ?? String(body.amount);
+  let micros: bigint;
   try {
-    return irtToMicros(source);
+    micros = irtToMicros(source);
   } catch {
-    throw errors.invalidRequest('Invalid body field `amount`: must have at most 6 decimals.');
+    throw amountRefused();
   }
+  if (significantDigits(micros) > MAX_TOP_UP_SIGNIFICANT_DIGITS) throw amountRefused();
+  return micros;
+}
+
+/** Digits from the first non-zero one to the last: 1000.5 has 5, 0.000001 has 1. */
+function significantDigits(value: bigint): number {
+  return value === 0n ? 0 : String(value < 0n ? -value : value).replace(/0+$/, '').length;
+}
+
+function amountRefused() {
+  return errors.invalidRequest(
+    `Invalid body field \`amount\`: must have at most 6 decimals and ${MAX_TOP_UP_SIGNIFICANT_DIGITS} significant digits.`,
+  );
 }

@@ -9,7 +9,7 @@ import type { OpenedSession } from './sign-in.ts';
 
 export interface SetPasswordByLinkDeps {
   readonly accounts: Pick<AccountsRepository, 'findById'>;
-  readonly credentials: Pick<CredentialsRepository, 'consumeInvitation' | 'setPassword'>;
+  readonly credentials: Pick<CredentialsRepository, 'findInvitation' | 'setPasswordByInvitation'>;
   readonly hasher: Pick<PasswordHasher, 'hash'>;
   readonly sessions: Pick<SessionStore, 'create' | 'endAllOf'>;
   readonly limiter: SignInLimiter;
@@ -17,7 +17,8 @@ export interface SetPasswordByLinkDeps {
 }
 
 /**
- * Completes an invitation or a reset: the link's token is used up, the password set, every earlier
+ * Completes an invitation or a reset: the password is set and the link's token used up in one write
+ * of the store (a failure leaves the link usable, so the holder can try again), every earlier
  * session of the account ended (a reset follows a lost or leaked password), and a new one opened.
  * 400 `password_too_short` before the link is used (it stays usable); 400 `invitation_invalid` for
  * a link unknown, used or expired; 403 `account_inactive` (the password is set, no session opens).
@@ -30,13 +31,15 @@ export async function setPasswordByLink(
   checkPasswordRules(input.password);
   const attempt = await deps.limiter.attempt(null, input.ip);
   if (!attempt.allowed) throw consoleErrors.tooManyAttempts(attempt.retryAfterSeconds);
-  const now = deps.clock();
-  const link = await deps.credentials.consumeInvitation(digestOf(input.token), now);
-  if (link === null) throw consoleErrors.invitationInvalid();
-  const account = await deps.accounts.findById(link.accountId);
+  const tokenHash = digestOf(input.token);
+  // Looked up first, so a wrong token costs no hash; the write below checks the link again.
+  const found = await deps.credentials.findInvitation(tokenHash, deps.clock());
+  const account = found === null ? null : await deps.accounts.findById(found.accountId);
   if (account === null) throw consoleErrors.invitationInvalid();
+  const passwordHash = await deps.hasher.hash(input.password);
+  const used = await deps.credentials.setPasswordByInvitation(tokenHash, passwordHash, deps.clock());
+  if (used === null) throw consoleErrors.invitationInvalid();
   await deps.limiter.succeeded(null, input.ip);
-  await deps.credentials.setPassword(account.id, await deps.hasher.hash(input.password), now);
   await deps.sessions.endAllOf(account.id);
   if (account.status !== 'active') throw consoleErrors.accountInactive();
   const opened = await deps.sessions.create({

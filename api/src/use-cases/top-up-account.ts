@@ -11,8 +11,12 @@ export interface TopUpAccountDeps {
 export interface TopUpAccountInput {
   readonly accountId: string;
   readonly amountMicros: bigint;
+  /** The payment or receipt number; empty (or only spaces) is no reference, stored as none. */
   readonly reference?: string;
-  /** The operator's idempotency key; without one, a fresh key (the top-up is never a replay). */
+  /**
+   * The caller's idempotency key (the console always sends one); without one (the operator API
+   * allows it), a fresh key: the top-up is never a replay.
+   */
   readonly idempotencyKey?: string;
 }
 
@@ -25,7 +29,8 @@ export async function topUpAccount(deps: TopUpAccountDeps, input: TopUpAccountIn
   return deps.billing.topUp({
     accountId: input.accountId,
     amountMicros: input.amountMicros,
-    reference: input.reference,
+    // Stored as none: the holder's ledger then shows the entry's id instead of a blank reference.
+    reference: input.reference?.trim() === '' ? undefined : input.reference,
     idempotencyKey: input.idempotencyKey ?? randomUUID(),
   });
 }

@@ -34,8 +34,19 @@ export interface CredentialsRepository {
    */
   createInvitation(invitation: NewInvitation, now: Date): Promise<void>;
   /**
-   * Uses a link: the account and purpose when the link exists, was never used and has not expired
-   * at `now`; null otherwise. Single use and atomic: of concurrent calls with one token, one wins.
+   * The account and purpose of a link that exists, was never used and has not expired at `now`;
+   * null otherwise. Reads only: the link stays usable.
    */
-  consumeInvitation(tokenHash: string, now: Date): Promise<ConsumedInvitation | null>;
+  findInvitation(tokenHash: string, now: Date): Promise<ConsumedInvitation | null>;
+  /**
+   * Uses a link to set its account's password, as one write: the password is set and the link used
+   * up together, or neither (a failure leaves the link usable and the old password in place, so the
+   * holder can try again). Answers the account and purpose; null, writing nothing, when the link is
+   * unknown, used or expired at `now`. Single use: of concurrent calls with one token, one wins.
+   */
+  setPasswordByInvitation(
+    tokenHash: string,
+    passwordHash: string,
+    now: Date,
+  ): Promise<ConsumedInvitation | null>;
 }

@@ -40,17 +40,21 @@ export async function launchChromium(): Promise<Browser> {
 
 export type Lang = 'en' | 'fa';
 
-/** A fresh browser profile speaking `lang` (navigator.language and Accept-Language), clipboard allowed. */
+/**
+ * A fresh browser profile speaking `lang` (navigator.language and Accept-Language), clipboard
+ * allowed, in the billing zone of the tests (Asia/Tehran) unless `timezoneId` names another.
+ */
 export async function newContext(
   browser: Browser,
   origin: string,
   lang: Lang,
   viewport: { width: number; height: number } = { width: 1280, height: 900 },
+  timezoneId = 'Asia/Tehran',
 ): Promise<BrowserContext> {
   const context = await browser.newContext({
     locale: lang === 'fa' ? 'fa-IR' : 'en-US',
     viewport,
-    timezoneId: 'Asia/Tehran',
+    timezoneId,
     baseURL: origin,
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });

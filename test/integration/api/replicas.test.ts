@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, createFundedKey, TEST_ADMIN_TOKEN } from '../../helpers/admin-client.ts';
 import { buildTestApp, type TestApp } from '../../helpers/test-app.ts';
-import { testStoreEnvironment, uniqueSuffix } from '../../helpers/test-config.ts';
+import { replicaEnvironment } from '../../helpers/test-config.ts';
 
 // Two api replicas on the same Redis, store and prefix, as behind a load balancer.
 let a: TestApp;
 let b: TestApp;
 beforeAll(async () => {
-  const suffix = uniqueSuffix();
-  const env = {
-    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    ...testStoreEnvironment(suffix),
-    QUEUE_PREFIX: `replicas-${suffix}`,
-    S3_BUCKET: `replicas-${suffix}`,
-  };
+  const env = { ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...replicaEnvironment('replicas') };
   a = await buildTestApp({ env });
   b = await buildTestApp({ env });
 });

@@ -100,10 +100,24 @@ export const createAccount = (email: string, name: string | undefined) =>
 export const setAccountStatus = (id: string, status: 'active' | 'inactive') =>
   consoleApi<Account>('PATCH', `/accounts/${encodeURIComponent(id)}`, { body: { status } });
 
-export const topUp = (id: string, amount: number, reference: string) =>
+/**
+ * Credits an account. `idempotencyKey` names one submission of the form: a retried request (a lost
+ * answer, a second click) carries the same key, and the server credits once.
+ */
+export const topUp = (id: string, top: { amount: number; reference: string; idempotencyKey: string }) =>
   consoleApi<{ balance: number }>('POST', `/accounts/${encodeURIComponent(id)}/topups`, {
-    body: { amount, reference },
+    body: top.reference === '' ? { amount: top.amount } : { amount: top.amount, reference: top.reference },
+    headers: { 'idempotency-key': top.idempotencyKey },
   });
+
+/**
+ * A fresh random idempotency key (128 bits, hex). `crypto.getRandomValues`, not `randomUUID`:
+ * the latter exists only on HTTPS pages, and a console may be served over plain HTTP.
+ */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
 
 export const createInvitation = (id: string, purpose: 'invite' | 'reset') =>
   consoleApi<Invitation>('POST', `/accounts/${encodeURIComponent(id)}/invitations`, { body: { purpose } });

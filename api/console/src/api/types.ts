@@ -11,10 +11,17 @@ export interface Account {
   readonly created_at?: string;
 }
 
+/** The billing zone (`BILLING_TIME_ZONE`) and the day it is there, as the session answer tells it. */
+export interface BillingCalendar {
+  readonly time_zone: string;
+  readonly today: string;
+}
+
 export interface Session {
   readonly role: Role;
   readonly account?: Account;
   readonly csrf_token: string;
+  readonly billing: BillingCalendar;
 }
 
 export type KeyState = 'active' | 'disabled' | 'expired' | 'deleted';
@@ -36,6 +43,8 @@ export interface ApiKey {
   /** This month's spend (Toman). */
   readonly spent_this_month: number;
   readonly last_used_at?: string | null;
+  /** Made by the console for a session's playground: holds no place among the 25 active keys. */
+  readonly console_playground?: boolean;
 }
 
 export interface CreatedKey extends ApiKey {

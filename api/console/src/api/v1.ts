@@ -1,49 +1,23 @@
 /**
- * The public `/v1` API, called from the playground with a key the holder pasted. The key lives in
- * this module's memory only (never in storage): it is gone when the tab closes or reloads.
+ * The public `/v1` API as the playground tries it: through the console's own route
+ * (`/console/api/playground/v1/…`, docs/console.md), which makes each request with the session's
+ * playground key on the server. The page never holds a key; the session cookie and the CSRF token
+ * go with every call, and the answers are those of `/v1`.
  */
 import { createParser } from 'eventsource-parser';
-import { ApiError, errorFrom } from './client.ts';
+import { ApiError, consoleFetch } from './client.ts';
 import type { Video } from './types.ts';
 
-let pastedKey = '';
-const listeners = new Set<(key: string) => void>();
-
-export function getPastedKey(): string {
-  return pastedKey;
+function v1(
+  path: string,
+  init: { body?: unknown; accept?: string; signal?: AbortSignal } = {},
+): Promise<Response> {
+  return consoleFetch(init.body === undefined ? 'GET' : 'POST', `/playground/v1${path}`, {
+    body: init.body,
+    signal: init.signal,
+    headers: init.accept === undefined ? {} : { accept: init.accept },
+  });
 }
-
-export function setPastedKey(key: string): void {
-  pastedKey = key;
-  for (const listener of listeners) listener(key);
-}
-
-export function onPastedKey(listener: (key: string) => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-async function v1(path: string, key: string, init: RequestInit = {}): Promise<Response> {
-  let response: Response;
-  try {
-    response = await fetch(`/v1${path}`, {
-      ...init,
-      credentials: 'omit',
-      headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) },
-    });
-  } catch (err) {
-    if (err instanceof DOMException && err.name === 'AbortError') throw err;
-    throw new ApiError(0, 'network_error', err instanceof Error ? err.message : String(err));
-  }
-  if (!response.ok) throw await errorFrom(response);
-  return response;
-}
-
-const json = (body: unknown): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
 
 export interface ChatMessage {
   readonly role: 'system' | 'user' | 'assistant';
@@ -72,13 +46,13 @@ export interface StreamResult {
  * `onDelta`; the final usage chunk's `service` is the cost. A mid-stream error event throws.
  */
 export async function streamChat(
-  key: string,
   body: { model: string; messages: readonly ChatMessage[] },
   handlers: StreamHandlers,
   signal: AbortSignal,
 ): Promise<StreamResult> {
-  const response = await v1('/chat/completions', key, {
-    ...json({ ...body, stream: true, stream_options: { include_usage: true } }),
+  const response = await v1('/chat/completions', {
+    body: { ...body, stream: true, stream_options: { include_usage: true } },
+    accept: 'text/event-stream',
     signal,
   });
   let result: { -readonly [K in keyof StreamResult]: StreamResult[K] } = {};
@@ -129,35 +103,32 @@ export interface ImageResult {
 }
 
 export async function generateImage(
-  key: string,
   body: { model: string; prompt: string; size?: string },
   signal: AbortSignal,
 ): Promise<ImageResult> {
-  return (await v1('/images/generations', key, { ...json({ ...body, n: 1 }), signal })).json();
+  return (await v1('/images/generations', { body: { ...body, n: 1 }, signal })).json();
 }
 
 export async function synthesizeSpeech(
-  key: string,
   body: { model: string; input: string; voice: string },
   signal: AbortSignal,
 ): Promise<{ audio: Blob; cost: number | undefined }> {
-  const response = await v1('/audio/speech', key, { ...json(body), signal });
+  const response = await v1('/audio/speech', { body, accept: 'audio/mpeg', signal });
   const cost = response.headers.get('x-service-cost');
   return { audio: await response.blob(), cost: cost === null ? undefined : Number(cost) };
 }
 
 export async function startVideo(
-  key: string,
   body: { model: string; prompt: string; duration?: number; aspect_ratio?: string },
   signal: AbortSignal,
 ): Promise<Video> {
-  return (await v1('/videos', key, { ...json(body), signal })).json();
+  return (await v1('/videos', { body, signal })).json();
 }
 
-export async function getVideo(key: string, id: string, signal: AbortSignal): Promise<Video> {
-  return (await v1(`/videos/${encodeURIComponent(id)}`, key, { signal })).json();
+export async function getVideo(id: string, signal: AbortSignal): Promise<Video> {
+  return (await v1(`/videos/${encodeURIComponent(id)}`, { signal })).json();
 }
 
-export async function videoContent(key: string, id: string, signal?: AbortSignal): Promise<Blob> {
-  return (await v1(`/videos/${encodeURIComponent(id)}/content`, key, { signal })).blob();
+export async function videoContent(id: string, signal?: AbortSignal): Promise<Blob> {
+  return (await v1(`/videos/${encodeURIComponent(id)}/content`, { accept: 'video/mp4', signal })).blob();
 }

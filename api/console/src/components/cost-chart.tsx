@@ -11,6 +11,7 @@ import {
 } from 'chart.js';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import type { DailyCost } from '../api/types.ts';
+import { billingToday } from '../billing-calendar.ts';
 import { useI18n } from '../i18n/i18n.tsx';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
@@ -47,13 +48,6 @@ export function dayRange(lastDay: string, days: number): string[] {
   return out;
 }
 
-/** Today as a calendar date in this browser's zone (the chart's last day when no row is newer). */
-export function localToday(): string {
-  const now = new Date();
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
-}
-
 /** Rows → one series per model over every day of the range (missing days are 0). */
 export function toSeries(
   rows: readonly DailyCost[],
@@ -61,8 +55,8 @@ export function toSeries(
   otherLabel: string,
   lastDay?: string,
 ): ChartSeries {
-  // The range ends on the API's today (its billing zone), else this browser's, or a newer row's day.
-  let newest = lastDay ?? localToday();
+  // The range ends on the API's today (its billing zone), or a newer row's day.
+  let newest = lastDay ?? billingToday();
   for (const row of rows) if (row.date > newest) newest = row.date;
   const range = dayRange(newest, days);
   const index = new Map(range.map((day, i) => [day, i]));

@@ -141,6 +141,8 @@ export const en = {
   'keys.created': 'Created',
   'keys.last_used': 'Last used',
   'keys.never_used': 'Not used yet',
+  'keys.playground_note':
+    'Made by the console for the playground of one sign-in: it does not count toward the 25, and it is deleted at sign-out.',
   'keys.state_active': 'Active',
   'keys.state_disabled': 'Disabled',
   'keys.state_expired': 'Expired',
@@ -224,10 +226,8 @@ export const en = {
   'models.type_sound': 'Sound',
 
   'playground.title': 'Playground',
-  'playground.key': 'API key for these tries',
-  'playground.key_hint':
-    'Paste one of your keys. It stays in this tab’s memory only; tries are charged and limited like any request.',
-  'playground.need_key': 'Paste a key above to try a model.',
+  'playground.note':
+    'Tries here use a key the console keeps for this sign-in, named “Console playground” in your keys: each is charged to your wallet, limited to {n} per minute and listed in usage like any request. The key is never shown, and it is deleted when you sign out.',
   'playground.kind': 'What to try',
   'playground.tab_chat': 'Chat',
   'playground.tab_image': 'Image',
@@ -308,6 +308,7 @@ export const en = {
   'operator.top_up': 'Top up',
   'operator.top_up_title': 'Top up {email}',
   'operator.amount_toman': 'Amount (Toman)',
+  'operator.amount_digits': 'At most 6 decimals and 15 digits in all (larger amounts: fewer decimals).',
   'operator.reference': 'Reference',
   'operator.reference_hint': 'The payment or receipt number, kept in the ledger.',
   'operator.topped_up': 'Done. The balance is now {balance}.',

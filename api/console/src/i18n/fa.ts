@@ -143,6 +143,8 @@ export const fa: Record<MessageKey, string> = {
   'keys.created': 'ساخته‌شده در',
   'keys.last_used': 'آخرین استفاده',
   'keys.never_used': 'هنوز استفاده نشده',
+  'keys.playground_note':
+    'کنسول این کلید را برای آزمایشگاه یک ورود ساخته است: جزو ۲۵ کلید شمرده نمی‌شود و با خروج حذف می‌شود.',
   'keys.state_active': 'فعال',
   'keys.state_disabled': 'غیرفعال',
   'keys.state_expired': 'منقضی',
@@ -227,10 +229,8 @@ export const fa: Record<MessageKey, string> = {
   'models.type_sound': 'صدا',
 
   'playground.title': 'آزمایشگاه',
-  'playground.key': 'کلید API برای این آزمایش‌ها',
-  'playground.key_hint':
-    'یکی از کلیدهایتان را بچسبانید. فقط در حافظهٔ همین زبانه می‌ماند؛ هزینه و محدودیت آزمایش‌ها مثل هر درخواست دیگری است.',
-  'playground.need_key': 'برای آزمودن مدل، کلیدی را در بالا بچسبانید.',
+  'playground.note':
+    'آزمایش‌های اینجا با کلیدی انجام می‌شوند که کنسول برای همین ورود نگه می‌دارد و در کلیدهایتان «Console playground» نام دارد: هزینهٔ هر کدام از کیف پولتان کم می‌شود، حداکثر {n} در دقیقه، و مثل هر درخواست دیگری در مصرف می‌آید. این کلید هرگز نمایش داده نمی‌شود و با خروج شما حذف می‌شود.',
   'playground.kind': 'چه چیزی را بیازمایید',
   'playground.tab_chat': 'گفت‌وگو',
   'playground.tab_image': 'تصویر',
@@ -312,6 +312,7 @@ export const fa: Record<MessageKey, string> = {
   'operator.top_up': 'شارژ',
   'operator.top_up_title': 'شارژ {email}',
   'operator.amount_toman': 'مبلغ (تومان)',
+  'operator.amount_digits': 'حداکثر ۶ رقم اعشار و ۱۵ رقم در کل (برای مبلغ‌های بزرگ‌تر: اعشار کمتر).',
   'operator.reference': 'مرجع',
   'operator.reference_hint': 'شمارهٔ پرداخت یا رسید، که در دفتر حساب می‌ماند.',
   'operator.topped_up': 'انجام شد. موجودی اکنون {balance} است.',

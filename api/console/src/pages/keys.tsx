@@ -29,7 +29,8 @@ export function KeysPage() {
   const [actionError, setActionError] = useState<unknown>();
   const [busyKey, setBusyKey] = useState<string>();
   const list = (keys.data ?? []).filter((key) => key.state !== 'deleted');
-  const activeCount = list.filter((key) => key.active).length;
+  // The playground's key of a session holds no place among the 25 (docs/console.md).
+  const activeCount = list.filter((key) => key.active && !key.console_playground).length;
   const atLimit = activeCount >= KEY_LIMITS.activeKeysMax;
   const close = () => setDialog(undefined);
 
@@ -202,6 +203,7 @@ function KeyCard(props: {
         </code>
         <StatusBadge status={key.state} label={t(STATE_LABEL[key.state])} />
       </div>
+      {key.console_playground ? <p class="note">{t('keys.playground_note')}</p> : null}
       <dl class="props">
         <div>
           <dt>{t('keys.rate_limit')}</dt>

@@ -5,7 +5,6 @@ import { videoContent } from '../api/v1.ts';
 import { AsyncView, ErrorMessage, PageHeader, StatusBadge, saveBlob, useAsync } from '../components/ui.tsx';
 import { type MessageKey, useI18n } from '../i18n/i18n.tsx';
 import { paths } from '../paths.ts';
-import { usePastedKey } from './playground.tsx';
 
 const STATUS_LABEL: Record<Video['status'], MessageKey> = {
   queued: 'media.status_queued',
@@ -59,21 +58,20 @@ export function MediaPage() {
 
 function VideoCard({ video }: { video: Video }) {
   const { t, format } = useI18n();
-  const [key] = usePastedKey();
   const [src, setSrc] = useState<string | undefined>(() => consoleUrl(video));
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const progress = video.progress ?? (video.status === 'completed' ? 100 : 0);
   const direct = consoleUrl(video);
 
-  /** Without a console address, the video is read through /v1 with the pasted playground key. */
+  /** Without a console address, the video is read through /v1 with the session's playground key. */
   const fetchBlob = async (): Promise<Blob> => {
     if (direct) {
       const response = await fetch(direct, { credentials: 'same-origin' });
       if (!response.ok) throw new Error(String(response.status));
       return response.blob();
     }
-    return videoContent(key, video.id);
+    return videoContent(video.id);
   };
   const play = async () => {
     setBusy(true);
@@ -97,7 +95,7 @@ function VideoCard({ video }: { video: Video }) {
       setBusy(false);
     }
   };
-  const canRead = video.status === 'completed' && (direct !== undefined || key !== '');
+  const canRead = video.status === 'completed';
   return (
     <li class="card media-card" data-testid="video-card">
       <div class="key-card-head">

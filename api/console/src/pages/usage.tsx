@@ -1,7 +1,8 @@
 import { useMemo, useState } from 'preact/hooks';
 import { getUsage, listModels, type UsageQuery, usageCsv } from '../api/endpoints.ts';
 import type { UsageReport, UsageRow } from '../api/types.ts';
-import { dayRange, localToday } from '../components/cost-chart.tsx';
+import { billingToday } from '../billing-calendar.ts';
+import { dayRange } from '../components/cost-chart.tsx';
 import { AsyncView, ErrorMessage, Field, PageHeader, Pager, saveBlob, useAsync } from '../components/ui.tsx';
 import { useI18n } from '../i18n/i18n.tsx';
 
@@ -25,8 +26,9 @@ function newestFirst(rows: readonly UsageRow[]): UsageRow[] {
   );
 }
 
+/** The `days` billing days ending today in the billing zone (not the browser's). */
 function rangeOf(days: number): { from: string; to: string } {
-  const to = localToday();
+  const to = billingToday();
   return { from: dayRange(to, days)[0] ?? to, to };
 }
 

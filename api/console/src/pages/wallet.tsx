@@ -36,9 +36,10 @@ const KIND_LABEL: Record<LedgerEntry['kind'], MessageKey> = {
   adjustment: 'wallet.kind_adjustment',
 };
 
-/** A charge is keyed by its request or job id; a top-up shows the operator's reference. */
+/** A charge is keyed by its request or job id; a top-up shows the operator's reference, or its id. */
 export function referenceOf(entry: LedgerEntry): string {
-  return entry.kind === 'charge' ? entry.id : (entry.reference ?? entry.id);
+  // `||`: an entry stored with an empty reference (before those were stored as none) shows its id.
+  return entry.kind === 'charge' ? entry.id : entry.reference || entry.id;
 }
 
 /** The ledger, newest first, a page at a time (the holder's own, or an account's for operators). */

@@ -6,7 +6,7 @@ import type {
 } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { KeyCache } from '../../../../shared/src/accounts/key-cache.ts';
 import { errorResponses, jsonResponse, OPERATOR, WITH_BODY } from '../../openapi/responses.ts';
-import { requireAdminToken } from '../../plugins/admin-auth.ts';
+import { type AdminAuth, requireAdminToken } from '../../plugins/admin-auth.ts';
 import { createAccount } from '../../use-cases/create-account.ts';
 import { type BalanceOf, getAccount } from '../../use-cases/get-account.ts';
 import { updateAccount } from '../../use-cases/update-account.ts';
@@ -14,9 +14,7 @@ import { accountListSchema, accountSchema, idParamsSchema, toAccountView } from 
 import { strictValidatorCompiler } from './admin-validation.ts';
 
 /** What the account routes need; registered under the `/admin/v1` prefix. */
-export interface AdminAccountsRouteOptions {
-  /** Without a token the routes answer 404 (the operator API does not exist). */
-  readonly adminToken: string | undefined;
+export interface AdminAccountsRouteOptions extends AdminAuth {
   readonly accounts: AccountsRepository;
   readonly keyCache: Pick<KeyCache, 'invalidateAccount'>;
   /** The account's wallet balance in µIRT (owned by the billing module). */
@@ -48,7 +46,7 @@ export async function adminAccountsRoutes(
   app: FastifyInstance,
   options: AdminAccountsRouteOptions,
 ): Promise<void> {
-  requireAdminToken(app, options.adminToken);
+  requireAdminToken(app, options);
   app.setValidatorCompiler(strictValidatorCompiler);
   const deps = { ...options, clock: options.clock ?? (() => new Date()) };
 

@@ -6,16 +6,14 @@ import type {
 } from '../../../../shared/src/accounts/credentials.repository.ts';
 import { publicOrigin } from '../../console/public-origin.ts';
 import { errorResponses, jsonResponse, OPERATOR, WITH_BODY } from '../../openapi/responses.ts';
-import { requireAdminToken } from '../../plugins/admin-auth.ts';
+import { type AdminAuth, requireAdminToken } from '../../plugins/admin-auth.ts';
 import { invitationBodySchema, invitationSchema, toInvitationView } from '../../schemas/invitation.schema.ts';
 import { createInvitation } from '../../use-cases/create-invitation.ts';
 import { idParamsSchema } from './admin.schema.ts';
 import { strictValidatorCompiler } from './admin-validation.ts';
 
 /** What the invitation route needs; registered under the `/admin/v1` prefix. */
-export interface AdminInvitationsRouteOptions {
-  /** Without a token the route answers 404 (the operator API does not exist). */
-  readonly adminToken: string | undefined;
+export interface AdminInvitationsRouteOptions extends AdminAuth {
   readonly accounts: Pick<AccountsRepository, 'findById'>;
   readonly credentials: Pick<CredentialsRepository, 'createInvitation'>;
   /** The links' origin (`PUBLIC_BASE_URL`); unset: the origin this request came to. */
@@ -32,7 +30,7 @@ export async function adminInvitationsRoutes(
   app: FastifyInstance,
   options: AdminInvitationsRouteOptions,
 ): Promise<void> {
-  requireAdminToken(app, options.adminToken);
+  requireAdminToken(app, options);
   app.setValidatorCompiler(strictValidatorCompiler);
   const deps = { ...options, clock: options.clock ?? (() => new Date()) };
 

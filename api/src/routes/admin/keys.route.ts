@@ -7,7 +7,7 @@ import {
   keySettingsBodySchema,
 } from '../../../../shared/src/accounts/key-settings.ts';
 import { emptyResponse, errorResponses, jsonResponse, OPERATOR, WITH_BODY } from '../../openapi/responses.ts';
-import { requireAdminToken } from '../../plugins/admin-auth.ts';
+import { type AdminAuth, requireAdminToken } from '../../plugins/admin-auth.ts';
 import { createKey } from '../../use-cases/create-key.ts';
 import { deleteKey } from '../../use-cases/delete-key.ts';
 import { listKeys } from '../../use-cases/list-keys.ts';
@@ -16,9 +16,7 @@ import { createdKeySchema, idParamsSchema, keyListSchema, keySchema, toKeyView }
 import { strictValidatorCompiler } from './admin-validation.ts';
 
 /** What the key routes need; registered under the `/admin/v1` prefix. */
-export interface AdminKeysRouteOptions {
-  /** Without a token the routes answer 404 (the operator API does not exist). */
-  readonly adminToken: string | undefined;
+export interface AdminKeysRouteOptions extends AdminAuth {
   readonly accounts: Pick<AccountsRepository, 'findById'>;
   readonly keys: ApiKeysRepository;
   readonly keyCache: Pick<KeyCache, 'invalidateKey'>;
@@ -33,7 +31,7 @@ const keyNotFound = { 404: '`key_not_found`, or no operator API (`ADMIN_TOKEN` u
 
 /** Operator API: create, list, change and delete an account's API keys. */
 export async function adminKeysRoutes(app: FastifyInstance, options: AdminKeysRouteOptions): Promise<void> {
-  requireAdminToken(app, options.adminToken);
+  requireAdminToken(app, options);
   app.setValidatorCompiler(strictValidatorCompiler);
   const deps = { ...options, clock: options.clock ?? (() => new Date()) };
 

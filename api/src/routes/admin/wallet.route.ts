@@ -3,7 +3,7 @@ import { accountErrors } from '../../../../shared/src/accounts/account-errors.ts
 import type { Billing } from '../../../../shared/src/billing/billing.ts';
 import { microsToIrt } from '../../../../shared/src/billing/money.ts';
 import { errorResponses, jsonResponse, OPERATOR, WITH_BODY } from '../../openapi/responses.ts';
-import { requireAdminToken } from '../../plugins/admin-auth.ts';
+import { type AdminAuth, requireAdminToken } from '../../plugins/admin-auth.ts';
 import { exactAmountMicros, registerExactAmountParser } from '../../plugins/exact-amount-json.ts';
 import { toLedgerEntryView } from '../../schemas/ledger-entry.schema.ts';
 import { type TopUpRequest, topUpBodySchema, topUpHeadersSchema } from '../../schemas/top-up.schema.ts';
@@ -11,9 +11,8 @@ import { topUpAccount } from '../../use-cases/top-up-account.ts';
 import { idParamsSchema, ledgerListSchema, topUpSchema } from './admin.schema.ts';
 import { strictValidatorCompiler } from './admin-validation.ts';
 
-export interface WalletRouteOptions {
+export interface WalletRouteOptions extends AdminAuth {
   readonly billing: Pick<Billing, 'topUp' | 'listLedger'>;
-  readonly adminToken: string | undefined;
   /** Accounts belong to the accounts module; the wallet routes only ask whether one exists. */
   readonly accountExists: (accountId: string) => Promise<boolean>;
 }
@@ -40,7 +39,7 @@ interface LedgerRequest {
 
 /** The operator's wallet routes: top-ups and the ledger of an account (prefix `/admin/v1`). */
 export async function walletRoutes(app: FastifyInstance, options: WalletRouteOptions): Promise<void> {
-  requireAdminToken(app, options.adminToken);
+  requireAdminToken(app, options);
   app.setValidatorCompiler(strictValidatorCompiler);
   registerExactAmountParser(app);
 

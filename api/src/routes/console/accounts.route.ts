@@ -11,9 +11,9 @@ import { invitationBodySchema, invitationSchema, toInvitationView } from '../../
 import { ledgerEntryWithUsageSchema, toLedgerEntryWithUsageView } from '../../schemas/ledger-entry.schema.ts';
 import { errorSchema } from '../../schemas/model.schema.ts';
 import {
+  requiredTopUpHeadersSchema,
   type TopUpRequest,
   topUpBodySchema,
-  topUpHeadersSchema,
   topUpResponseSchema,
 } from '../../schemas/top-up.schema.ts';
 import { createAccount } from '../../use-cases/create-account.ts';
@@ -161,7 +161,7 @@ export async function operatorAccountsRoutes(app: FastifyInstance, deps: Console
     {
       schema: {
         params: idParamsSchema,
-        headers: topUpHeadersSchema,
+        headers: requiredTopUpHeadersSchema,
         body: topUpBodySchema,
         response: responses({ 201: topUpResponseSchema(ledgerEntryWithUsageSchema), 409: errorSchema }),
       },

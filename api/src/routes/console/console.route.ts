@@ -1,11 +1,12 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import { operatorAccountsRoutes } from './accounts.route.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 import { keysRoutes } from './keys.route.ts';
 import { modelsRoutes } from './models.route.ts';
 import { overviewRoutes } from './overview.route.ts';
+import { playgroundRoutes } from './playground.route.ts';
 import { queuesRoutes } from './queues.route.ts';
 import { currentSessionRoutes, holderSessionRoutes, signInRoutes } from './session.route.ts';
 import { usageRoutes } from './usage.route.ts';
@@ -37,6 +38,7 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
     accounts: deps.accounts.accounts,
     adminToken: deps.config.adminToken,
     clock: deps.accounts.clock,
+    timeZone: deps.config.billing.timeZone,
   };
   await app.register(signInRoutes, sessionDeps);
   await app.register(currentSessionRoutes, sessionDeps);
@@ -46,6 +48,7 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   await app.register(keysRoutes, deps);
   await app.register(usageRoutes, deps);
   await app.register(videosRoutes, deps);
+  await app.register(playgroundRoutes, deps);
   await app.register(operatorAccountsRoutes, deps);
   await app.register(queuesRoutes, deps);
 }

@@ -1,4 +1,6 @@
 import type { AccountRecord } from '../../../../shared/src/accounts/accounts.repository.ts';
+import { countsTowardLimit } from '../../../../shared/src/accounts/key-slots.ts';
+import { dayOf } from '../../../../shared/src/billing/billing-time.ts';
 import { toUsageRow } from '../../../../shared/src/billing/list-usage.ts';
 import { microsToIrt } from '../../../../shared/src/billing/money.ts';
 import type { ConsoleSession } from '../../console/session-store.ts';
@@ -35,16 +37,33 @@ export const sessionAccountSchema = {
   },
 } as const;
 
+/** The billing calendar: its zone, and the day it is there now (the console's ranges end there). */
+export const billingCalendarSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['time_zone', 'today'],
+  properties: {
+    time_zone: { type: 'string' },
+    today: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+  },
+} as const;
+
 export const sessionSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['role', 'csrf_token'],
+  required: ['role', 'csrf_token', 'billing'],
   properties: {
     role: { type: 'string', enum: ['holder', 'operator'] },
     account: sessionAccountSchema,
     csrf_token: { type: 'string' },
+    billing: billingCalendarSchema,
   },
 } as const;
+
+/** `{time_zone, today}`: billing days are days of `BILLING_TIME_ZONE`, not of the browser's zone. */
+export function toBillingCalendarView(timeZone: string, now: Date) {
+  return { time_zone: timeZone, today: dayOf(now, timeZone) };
+}
 
 export function toSessionAccountView(account: AccountRecord) {
   return {
@@ -56,23 +75,30 @@ export function toSessionAccountView(account: AccountRecord) {
   };
 }
 
-/** `{role, account?, csrf_token}`: what sign-in and `GET /session` answer. */
-export function toSessionView(session: ConsoleSession, account: AccountRecord | null) {
+/** `{role, account?, csrf_token, billing}`: what sign-in and `GET /session` answer. */
+export function toSessionView(
+  session: ConsoleSession,
+  account: AccountRecord | null,
+  billing: ReturnType<typeof toBillingCalendarView>,
+) {
   return {
     role: session.role,
     ...(account === null ? {} : { account: toSessionAccountView(account) }),
     csrf_token: session.csrfToken,
+    billing,
   };
 }
 
 /** A key with this month's spend (Toman) and last use. */
 export const keyWithUseSchema = {
   type: 'object',
-  required: [...keySchema.required, 'spent_this_month', 'last_used_at'],
+  required: [...keySchema.required, 'spent_this_month', 'last_used_at', 'console_playground'],
   properties: {
     ...keySchema.properties,
     spent_this_month: { type: 'number' },
     last_used_at: nullableDateTime,
+    /** Made by the console for a session's playground: holds no place among the 25 active keys. */
+    console_playground: { type: 'boolean' },
   },
 } as const;
 
@@ -90,6 +116,9 @@ export function toKeyWithUseView({ key, spentThisMonthMicros, lastUsedAt }: KeyW
     ...toKeyView(key, now),
     spent_this_month: microsToIrt(spentThisMonthMicros),
     last_used_at: lastUsedAt?.toISOString() ?? null,
+    // Every other key that counts toward the limit holds a slot (key-slots.ts); a playground key
+    // counts while active but holds none.
+    console_playground: key.slot === null && countsTowardLimit(key, now),
   };
 }
 

@@ -8,7 +8,12 @@ import { changePassword } from '../../use-cases/change-password.ts';
 import { setPasswordByLink } from '../../use-cases/set-password-by-link.ts';
 import { signIn } from '../../use-cases/sign-in.ts';
 import { signInOperator } from '../../use-cases/sign-in-operator.ts';
-import { consoleErrorResponses, sessionSchema, toSessionView } from './console.schema.ts';
+import {
+  consoleErrorResponses,
+  sessionSchema,
+  toBillingCalendarView,
+  toSessionView,
+} from './console.schema.ts';
 
 /** What the session routes need. */
 export interface SessionRouteDeps {
@@ -16,7 +21,11 @@ export interface SessionRouteDeps {
   readonly accounts: Pick<AccountsRepository, 'findById' | 'findByEmail'>;
   readonly adminToken: string | undefined;
   readonly clock: () => Date;
+  /** `BILLING_TIME_ZONE`: every answer tells the page the billing day (docs/console.md). */
+  readonly timeZone: string;
 }
+
+const calendar = (deps: SessionRouteDeps) => toBillingCalendarView(deps.timeZone, deps.clock());
 
 const password = { type: 'string', minLength: 1, maxLength: PASSWORD_LIMITS.maxLength } as const;
 
@@ -67,7 +76,7 @@ export async function signInRoutes(app: FastifyInstance, deps: SessionRouteDeps)
       );
       request.log.info({ accountId: opened.account.id }, 'console sign-in');
       await replaceSession(services, request, reply, opened.token);
-      return toSessionView(opened.session, opened.account);
+      return toSessionView(opened.session, opened.account, calendar(deps));
     },
   );
 
@@ -81,7 +90,7 @@ export async function signInRoutes(app: FastifyInstance, deps: SessionRouteDeps)
       );
       request.log.info('console operator sign-in');
       await replaceSession(services, request, reply, opened.token);
-      return toSessionView(opened.session, null);
+      return toSessionView(opened.session, null, calendar(deps));
     },
   );
 
@@ -95,7 +104,7 @@ export async function signInRoutes(app: FastifyInstance, deps: SessionRouteDeps)
       );
       request.log.info({ accountId: opened.account.id }, 'console password set from a link');
       await replaceSession(services, request, reply, opened.token);
-      return toSessionView(opened.session, opened.account);
+      return toSessionView(opened.session, opened.account, calendar(deps));
     },
   );
 }
@@ -106,7 +115,7 @@ export async function currentSessionRoutes(app: FastifyInstance, deps: SessionRo
 
   app.get('/session', { schema: { response: sessionResponses } }, async (request) => {
     const { session, account } = requireSignedIn(request);
-    return toSessionView(session, account);
+    return toSessionView(session, account, calendar(deps));
   });
 
   app.delete('/session', { schema: { response: emptyResponses } }, async (request, reply) => {

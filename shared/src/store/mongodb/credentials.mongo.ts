@@ -1,38 +1,52 @@
 import type { Db } from 'mongodb';
-import type { CredentialsRepository, InvitationPurpose } from '../../accounts/credentials.repository.ts';
+import type {
+  ConsumedInvitation,
+  CredentialsRepository,
+  InvitationPurpose,
+} from '../../accounts/credentials.repository.ts';
 import { declareIndexes } from './indexes.ts';
 
-/** Collection `credentials`: an account's password hash (`_id`: the account id). */
-interface CredentialDocument {
-  _id: string;
-  password_hash: string;
-  updated_at: Date;
-}
-
-/** Collection `invitations`: one-time links by the SHA-256 of their token (`_id`). */
-interface InvitationDocument {
-  _id: string;
-  account_id: string;
+/** The one working link of an account (a new one replaces it; using it removes it). */
+export interface LinkDocument {
+  /** SHA-256 of the link's token, never the token. */
+  token_hash: string;
   purpose: InvitationPurpose;
   expires_at: Date;
   created_at: Date;
-  used_at: Date | null;
 }
 
-const CREDENTIALS_COLLECTION = 'credentials';
-const INVITATIONS_COLLECTION = 'invitations';
+/**
+ * Collection `credentials`, one document per account (`_id`: the account id): its password hash,
+ * once set, and its working one-time link, while it has one. The link lives in the document it
+ * sets the password of, so using it is one single-document write: the password is set and the link
+ * removed together or not at all (MongoDB has no transaction across documents without a replica
+ * set, and a link used up before a failed password write would leave the holder with neither).
+ */
+export interface CredentialDocument {
+  _id: string;
+  password_hash?: string;
+  updated_at: Date;
+  link?: LinkDocument;
+}
 
-// Every query is by `_id` (the account id), which the default index serves.
-declareIndexes(CREDENTIALS_COLLECTION, []);
-declareIndexes(INVITATIONS_COLLECTION, [
-  // serves: createInvitation() voiding the account's earlier links (deleteMany by account_id)
-  { key: { account_id: 1 }, name: 'account' },
+export const CREDENTIALS_COLLECTION = 'credentials';
+
+declareIndexes(CREDENTIALS_COLLECTION, [
+  // serves: findInvitation() and setPasswordByInvitation() (a link by its token's digest); sparse:
+  // an account without a working link is not in it
+  { key: { 'link.token_hash': 1 }, name: 'link_token', sparse: true },
 ]);
 
 /** The credentials repository on MongoDB. */
 export function createMongoCredentialsRepository(db: Db): CredentialsRepository {
   const credentials = db.collection<CredentialDocument>(CREDENTIALS_COLLECTION);
-  const invitations = db.collection<InvitationDocument>(INVITATIONS_COLLECTION);
+  const usable = (tokenHash: string, now: Date) => ({
+    'link.token_hash': tokenHash,
+    'link.expires_at': { $gt: now },
+  });
+  const linkOf = (doc: CredentialDocument | null): ConsumedInvitation | null =>
+    doc?.link === undefined ? null : { accountId: doc._id, purpose: doc.link.purpose };
+
   return {
     async setPassword(accountId, passwordHash, now) {
       await credentials.updateOne(
@@ -47,26 +61,31 @@ export function createMongoCredentialsRepository(db: Db): CredentialsRepository 
     },
 
     async createInvitation(invitation, now) {
-      await invitations.insertOne({
-        _id: invitation.tokenHash,
-        account_id: invitation.accountId,
+      // Replacing the one link field voids the earlier link in the same write.
+      const link: LinkDocument = {
+        token_hash: invitation.tokenHash,
         purpose: invitation.purpose,
         expires_at: invitation.expiresAt,
         created_at: now,
-        used_at: null,
-      });
-      // Inserted first, then the others voided: two concurrent creations may void each other (the
-      // operator makes another), but never leave two links working.
-      await invitations.deleteMany({ account_id: invitation.accountId, _id: { $ne: invitation.tokenHash } });
+      };
+      await credentials.updateOne(
+        { _id: invitation.accountId },
+        { $set: { link }, $setOnInsert: { updated_at: now } },
+        { upsert: true },
+      );
     },
 
-    async consumeInvitation(tokenHash, now) {
-      const used = await invitations.findOneAndUpdate(
-        { _id: tokenHash, used_at: null, expires_at: { $gt: now } },
-        { $set: { used_at: now } },
-        { returnDocument: 'after' },
+    async findInvitation(tokenHash, now) {
+      return linkOf(await credentials.findOne(usable(tokenHash, now)));
+    },
+
+    async setPasswordByInvitation(tokenHash, passwordHash, now) {
+      const before = await credentials.findOneAndUpdate(
+        usable(tokenHash, now),
+        { $set: { password_hash: passwordHash, updated_at: now }, $unset: { link: '' } },
+        { returnDocument: 'before' },
       );
-      return used === null ? null : { accountId: used.account_id, purpose: used.purpose };
+      return linkOf(before);
     },
   };
 }

@@ -5,6 +5,7 @@ import { createMongoAccountsRepository } from './accounts.mongo.ts';
 import { createMongoApiKeysRepository } from './api-keys.mongo.ts';
 import { connectMongo, ensureIndexes, type MongoOptions } from './connect.ts';
 import { createMongoCredentialsRepository } from './credentials.mongo.ts';
+import { upgradeInvitationDocuments } from './credentials-upgrade.mongo.ts';
 import { createMongoMediaJobsRepository } from './media-jobs.mongo.ts';
 import { upgradeMediaJobDocuments } from './media-jobs-upgrade.mongo.ts';
 import { createMongoMoneyStore } from './money/money.mongo.ts';
@@ -20,6 +21,7 @@ export async function openMongoStore(
   const mongo = await connectMongo(options);
   try {
     await upgradeMediaJobDocuments(mongo.db);
+    await upgradeInvitationDocuments(mongo.db);
     await ensureIndexes(mongo.db);
   } catch (err) {
     await mongo.client.close();

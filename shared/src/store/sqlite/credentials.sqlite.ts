@@ -1,6 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { CredentialsRepository, InvitationPurpose } from '../../accounts/credentials.repository.ts';
+import type {
+  ConsumedInvitation,
+  CredentialsRepository,
+  InvitationPurpose,
+} from '../../accounts/credentials.repository.ts';
 import { transaction } from './database.ts';
+
+type LinkRow = { account_id: string; purpose: InvitationPurpose };
 
 /** The credentials repository on SQLite: tables `account_credentials` and `invitations` (migrations.ts). */
 export function createSqliteCredentialsRepository(db: DatabaseSync): CredentialsRepository {
@@ -14,12 +20,18 @@ export function createSqliteCredentialsRepository(db: DatabaseSync): Credentials
     `INSERT INTO invitations (token_hash, account_id, purpose, expires_at, created_at, used_at)
      VALUES (:token_hash, :account_id, :purpose, :expires_at, :now, NULL)`,
   );
+  const findLink = db.prepare(
+    `SELECT account_id, purpose FROM invitations
+     WHERE token_hash = :token_hash AND used_at IS NULL AND expires_at > :now`,
+  );
   // One statement: of two concurrent uses of a token (two processes on the file), one updates it.
   const consume = db.prepare(
     `UPDATE invitations SET used_at = :now
      WHERE token_hash = :token_hash AND used_at IS NULL AND expires_at > :now
      RETURNING account_id, purpose`,
   );
+  const linkOf = (row: LinkRow | undefined): ConsumedInvitation | null =>
+    row === undefined ? null : { accountId: row.account_id, purpose: row.purpose };
 
   return {
     async setPassword(accountId, passwordHash, now) {
@@ -44,11 +56,20 @@ export function createSqliteCredentialsRepository(db: DatabaseSync): Credentials
       });
     },
 
-    async consumeInvitation(tokenHash, now) {
-      const row = consume.get({ token_hash: tokenHash, now: now.getTime() }) as
-        | { account_id: string; purpose: InvitationPurpose }
-        | undefined;
-      return row === undefined ? null : { accountId: row.account_id, purpose: row.purpose };
+    async findInvitation(tokenHash, now) {
+      return linkOf(findLink.get({ token_hash: tokenHash, now: now.getTime() }) as LinkRow | undefined);
+    },
+
+    async setPasswordByInvitation(tokenHash, passwordHash, now) {
+      // One transaction: a failed password write rolls the link's use back with it.
+      return transaction(db, () => {
+        const link = linkOf(
+          consume.get({ token_hash: tokenHash, now: now.getTime() }) as LinkRow | undefined,
+        );
+        if (link !== null)
+          setPassword.run({ account_id: link.accountId, hash: passwordHash, now: now.getTime() });
+        return link;
+      });
     },
   };
 }

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { createSignInLimiter } from '../../../../api/src/console/sign-in-limiter.ts';
 import { registerErrorHandling } from '../../../../api/src/plugins/error-handler.ts';
 import { adminAccountsRoutes } from '../../../../api/src/routes/admin/accounts.route.ts';
 import { adminKeysRoutes } from '../../../../api/src/routes/admin/keys.route.ts';
@@ -37,7 +38,19 @@ export async function buildAdminApp(options: { adminToken?: string | undefined }
 
   const app = Fastify();
   registerErrorHandling(app);
-  const deps = { adminToken, accounts: stores.accounts, keys: stores.keys, keyCache, balanceOf };
+  // The api's own limiter of wrong tokens, on the test Redis under the stores' fresh prefix.
+  const tokenLimiter = createSignInLimiter({
+    redis: stores.redis,
+    keyPrefix: `${stores.config.queues.prefix}:console:`,
+  });
+  const deps = {
+    adminToken,
+    tokenLimiter,
+    accounts: stores.accounts,
+    keys: stores.keys,
+    keyCache,
+    balanceOf,
+  };
   await app.register(adminAccountsRoutes, { prefix: '/admin/v1', ...deps });
   await app.register(adminKeysRoutes, { prefix: '/admin/v1', ...deps });
   await app.ready();

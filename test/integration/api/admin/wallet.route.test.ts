@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSignInLimiter } from '../../../../api/src/console/sign-in-limiter.ts';
 import { registerErrorHandling } from '../../../../api/src/plugins/error-handler.ts';
 import { walletRoutes } from '../../../../api/src/routes/admin/wallet.route.ts';
 import { MAX_JSON_DEPTH } from '../../../../api/src/schemas/json-body.ts';
@@ -23,6 +24,7 @@ async function buildApp(adminToken: string | undefined): Promise<FastifyInstance
     prefix: '/admin/v1',
     billing: fx.billing,
     adminToken,
+    tokenLimiter: createSignInLimiter({ redis: fx.redis, keyPrefix: `${fx.keyPrefix}console:` }),
     accountExists: async (id) => accounts.has(id),
   });
   await instance.ready();
@@ -80,6 +82,17 @@ describe('POST /admin/v1/accounts/{id}/topups', () => {
     expect((await topUp(id, { amount: 0.25 })).json().balance).toBe(12.75);
   });
 
+  it('stores an empty or blank reference as none', async () => {
+    const id = newAccount();
+    for (const reference of ['', '   ']) {
+      const response = await topUp(id, { amount: 1, reference });
+      expect(response.statusCode).toBe(201);
+      expect(response.json().entry.reference).toBeNull();
+    }
+    const ledger = await fx.billing.listLedger(id, { limit: 10 });
+    expect(ledger.map((entry) => entry.reference)).toEqual([null, null]);
+  });
+
   it('replays a request with the same Idempotency-Key without a second credit', async () => {
     const id = newAccount();
     const first = await topUp(id, { amount: 100 }, { 'idempotency-key': 'pay-1' });
@@ -94,13 +107,32 @@ describe('POST /admin/v1/accounts/{id}/topups', () => {
     expect(await fx.billing.balanceOf(id)).toBe(100_000_000n);
   });
 
-  it('credits the amount exactly as written, 18 significant digits included', async () => {
+  it('credits the amount exactly as written and answers it exactly, up to 15 significant digits', async () => {
     const id = newAccount();
-    const response = await topUp(id, '{"amount": 999999999999.999999}');
+    const response = await topUp(id, '{"amount": 999999999.999999}');
     expect(response.statusCode).toBe(201);
-    expect(await fx.billing.balanceOf(id)).toBe(999_999_999_999_999_999n);
+    // The answer's text, not a parsed double: it carries the amount as it was written.
+    expect(response.body).toContain('"amount":999999999.999999');
+    expect(await fx.billing.balanceOf(id)).toBe(999_999_999_999_999n);
+    const large = await topUp(id, '{"amount": 123456789012.125}');
+    expect(large.statusCode).toBe(201);
+    expect(large.body).toContain('"amount":123456789012.125');
     expect((await topUp(id, '{"amount": 1.5e-3}')).statusCode).toBe(201);
-    expect(await fx.billing.balanceOf(id)).toBe(999_999_999_999_999_999n + 1_500n);
+    expect(await fx.billing.balanceOf(id)).toBe(999_999_999_999_999n + 123_456_789_012_125_000n + 1_500n);
+  });
+
+  it.each([
+    ['18 significant digits', '{"amount": 123456789012.123456}'],
+    ['16 significant digits', '{"amount": 1234567890.123456}'],
+    ['16 significant digits of a round amount', '{"amount": 999999999999.9999}'],
+  ])('refuses an amount of %s, which a JSON answer could not carry exactly', async (_, payload) => {
+    const id = newAccount();
+    const response = await topUp(id, payload);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toBe(
+      'Invalid body field `amount`: must have at most 6 decimals and 15 significant digits.',
+    );
+    expect(await fx.billing.balanceOf(id)).toBe(0n);
   });
 
   it.each([

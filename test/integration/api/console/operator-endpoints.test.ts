@@ -137,12 +137,48 @@ describe('accounts', () => {
     expect(reused.statusCode).toBe(409);
     const tooPrecise = await operator.request('POST', `/accounts/${holder.accountId}/topups`, {
       payload: { amount: 1.0000001 },
+      headers: { 'idempotency-key': 'too-precise' },
     });
     expect(tooPrecise.statusCode).toBe(400);
-    expect(
-      (await operator.request('POST', '/accounts/acct_missing/topups', { payload: { amount: 1 } }))
-        .statusCode,
-    ).toBe(404);
+    const missing = await operator.request('POST', '/accounts/acct_missing/topups', {
+      payload: { amount: 1 },
+      headers: { 'idempotency-key': 'missing-account' },
+    });
+    expect(missing.statusCode).toBe(404);
+  });
+
+  it('refuses a top-up without an Idempotency-Key, crediting nothing', async () => {
+    const holder = await newHolder(t.app);
+    const bare = await operator.request('POST', `/accounts/${holder.accountId}/topups`, {
+      payload: { amount: 5, reference: 'no key' },
+    });
+    expect(bare.statusCode).toBe(400);
+    expect(bare.json().error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request_error' });
+    expect(bare.json().error.message).toContain('idempotency-key');
+    expect(await operator.expect(200, 'GET', `/accounts/${holder.accountId}`)).toMatchObject({ balance: 0 });
+  });
+
+  it('credits once when one submission arrives twice at once, and shows a blank reference as the entry id', async () => {
+    const holder = await newHolder(t.app);
+    const key = `double-${Date.now()}`;
+    const answers = await Promise.all(
+      [0, 1].map(() =>
+        operator.request('POST', `/accounts/${holder.accountId}/topups`, {
+          payload: { amount: 7.5, reference: '' },
+          headers: { 'idempotency-key': key },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual([201, 201]);
+    expect(answers.map((answer) => answer.json().balance)).toEqual([7.5, 7.5]);
+    const ledger = await holder.agent.expect<{ data: { kind: string; reference: string | null }[] }>(
+      200,
+      'GET',
+      '/ledger',
+    );
+    expect(ledger.data.filter((entry) => entry.kind === 'topup')).toEqual([
+      expect.objectContaining({ amount: 7.5, reference: null }),
+    ]);
   });
 
   it('makes invitation and reset links; a bare request asks for an invitation', async () => {

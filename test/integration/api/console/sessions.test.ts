@@ -1,4 +1,7 @@
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { digestOf } from '../../../../api/src/console/session-store.ts';
+import { dayOf } from '../../../../shared/src/billing/billing-time.ts';
 import { admin } from '../../../helpers/admin-client.ts';
 import { buildTestApp } from '../../../helpers/test-app.ts';
 import {
@@ -12,6 +15,12 @@ import {
 
 // 127.0.0.1 (inject's default peer) is a trusted proxy: its X-Forwarded-Proto is believed.
 const t = useConsoleApp({ env: { TRUST_PROXY: '127.0.0.1' }, realHasher: true });
+
+/** The billing calendar every session answer carries: the zone, and today there. */
+function billingCalendar() {
+  const timeZone = t.config.billing.timeZone;
+  return { time_zone: timeZone, today: dayOf(new Date(), timeZone) };
+}
 
 describe('holder sign-in and sign-out', () => {
   it('signs in, reads the session, signs out; the session is gone afterwards (401)', async () => {
@@ -29,6 +38,7 @@ describe('holder sign-in and sign-out', () => {
         created_at: expect.any(String),
       },
       csrf_token: expect.any(String),
+      billing: billingCalendar(),
     });
     const oldCookie = agent.cookie;
 
@@ -325,15 +335,49 @@ describe('invitation and reset links', () => {
     expect(expiresAt - Date.now()).toBeGreaterThan(3_500_000);
     expect(expiresAt - Date.now()).toBeLessThanOrEqual(3_600_000);
     const { credentials } = t.services.console;
-    const { digestOf } = await import('../../../../api/src/console/session-store.ts');
-    expect(await credentials.consumeInvitation(digestOf(tokenOf(link.url)), new Date(expiresAt))).toBeNull();
+    const tokenHash = digestOf(tokenOf(link.url));
+    expect(await credentials.setPasswordByInvitation(tokenHash, 'scrypt$x', new Date(expiresAt))).toBeNull();
     // Still valid just before.
-    expect(await credentials.consumeInvitation(digestOf(tokenOf(link.url)), new Date(expiresAt - 1))).toEqual(
+    expect(await credentials.setPasswordByInvitation(tokenHash, 'scrypt$x', new Date(expiresAt - 1))).toEqual(
       {
         accountId: account.id,
         purpose: 'reset',
       },
     );
+  });
+
+  it('keeps the link usable when the password cannot be written, and sets it on the next try', async (context) => {
+    if (t.config.store.kind !== 'sqlite') context.skip('the failing write is an SQLite trigger here');
+    const account = await admin<{ id: string; email: string }>(t.app, 'POST', '/accounts', {
+      email: `failing-${Date.now()}@example.test`,
+    });
+    const link = await admin<{ url: string }>(t.app, 'POST', `/accounts/${account.id}/invitations`);
+    const token = tokenOf(link.url);
+    // Another connection to the app's file refuses this account's password writes (a full disk,
+    // a killed process: anything between reading the link and writing the password).
+    const db = new DatabaseSync(t.config.store.kind === 'sqlite' ? t.config.store.path : '');
+    const refuse = (event: string) =>
+      `CREATE TRIGGER refuse_${event} BEFORE ${event} ON account_credentials
+       WHEN NEW.account_id = '${account.id}' BEGIN SELECT RAISE(ABORT, 'disk full'); END`;
+    db.exec(refuse('INSERT'));
+    db.exec(refuse('UPDATE'));
+    try {
+      const failed = await new ConsoleAgent(t.app).request('POST', '/password/set', {
+        payload: { token, password: 'first password!' },
+      });
+      expect(failed.statusCode).toBe(500);
+      expect(sessionCookieOf(failed)).toBeUndefined();
+    } finally {
+      db.exec('DROP TRIGGER refuse_INSERT');
+      db.exec('DROP TRIGGER refuse_UPDATE');
+      db.close();
+    }
+    expect((await new ConsoleAgent(t.app).signIn(account.email, 'first password!')).statusCode).toBe(401);
+    const retried = await new ConsoleAgent(t.app).request('POST', '/password/set', {
+      payload: { token, password: 'first password!' },
+    });
+    expect(retried.statusCode).toBe(200);
+    expect((await new ConsoleAgent(t.app).signIn(account.email, 'first password!')).statusCode).toBe(200);
   });
 
   it('refuses an unknown token', async () => {
@@ -353,7 +397,11 @@ describe('operator sessions', () => {
     const agent = new ConsoleAgent(t.app);
     const ok = await agent.signInOperator();
     expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toEqual({ role: 'operator', csrf_token: expect.any(String) });
+    expect(ok.json()).toEqual({
+      role: 'operator',
+      csrf_token: expect.any(String),
+      billing: billingCalendar(),
+    });
     expect(await agent.expect(200, 'GET', '/session')).toEqual(ok.json());
   });
 

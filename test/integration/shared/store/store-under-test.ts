@@ -52,6 +52,12 @@ export interface StoreUnderTest extends StoreRepositories {
    * replica (MongoDB) has; closed with the store.
    */
   connectAgain(): Promise<StoreRepositories>;
+  /**
+   * From now on the store itself refuses to write this password hash (an SQLite trigger; on
+   * MongoDB a unique index another document already holds the hash under), so a test can make a
+   * password write fail inside the store, as a full disk or a lost primary would.
+   */
+  refusePasswordHash(passwordHash: string): Promise<void>;
   /** Closes every connection and removes the data. */
   close(): Promise<void>;
 }
@@ -109,6 +115,16 @@ async function openSqliteStore(): Promise<StoreUnderTest> {
       others.push(other.db);
       return other.repositories;
     },
+    async refusePasswordHash(passwordHash) {
+      const name = `refuse_${randomBytes(4).toString('hex')}`;
+      const when = `WHEN NEW.password_hash = '${passwordHash.replaceAll("'", "''")}'`;
+      for (const event of ['INSERT', 'UPDATE']) {
+        first.db.exec(
+          `CREATE TRIGGER ${name}_${event.toLowerCase()} BEFORE ${event} ON account_credentials ${when}
+           BEGIN SELECT RAISE(ABORT, 'password write refused by the test'); END`,
+        );
+      }
+    },
     async close() {
       for (const db of [...others, first.db]) db.close();
       await rm(folder, { recursive: true, force: true });
@@ -157,6 +173,19 @@ async function openMongoStore(): Promise<StoreUnderTest> {
       const other = await connect();
       others.push(other.mongo.client);
       return other.repositories;
+    },
+    async refusePasswordHash(passwordHash) {
+      const credentials = first.mongo.db.collection<{ _id: string; password_hash: string }>('credentials');
+      // Unique among the documents holding this one hash only: other tests' writes are not touched.
+      await credentials.createIndex(
+        { password_hash: 1 },
+        {
+          unique: true,
+          name: `refused_${randomBytes(4).toString('hex')}`,
+          partialFilterExpression: { password_hash: passwordHash },
+        },
+      );
+      await credentials.insertOne({ _id: `refused:${passwordHash}`, password_hash: passwordHash });
     },
     async close() {
       await first.mongo.db.dropDatabase().catch(() => undefined);

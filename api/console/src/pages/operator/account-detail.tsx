@@ -6,15 +6,13 @@ import {
   createInvitation,
   getAccount,
   setAccountStatus,
-  topUp,
   usageCsv,
 } from '../../api/endpoints.ts';
-import type { Account, Invitation } from '../../api/types.ts';
+import type { Invitation } from '../../api/types.ts';
 import {
   AsyncView,
   ConfirmDialog,
   ErrorMessage,
-  Field,
   Modal,
   maskedKey,
   PageHeader,
@@ -26,6 +24,7 @@ import { paths } from '../../paths.ts';
 import { UsageView } from '../usage.tsx';
 import { LedgerView } from '../wallet.tsx';
 import { InvitationLink } from './invitation-link.tsx';
+import { TopUpDialog } from './top-up-dialog.tsx';
 
 type Tab = 'keys' | 'ledger' | 'usage';
 const TABS: readonly (readonly [Tab, MessageKey])[] = [
@@ -198,105 +197,6 @@ function AccountKeys({ accountId }: { accountId: string }) {
         )}
       </AsyncView>
     </div>
-  );
-}
-
-function TopUpDialog(props: { open: boolean; account: Account; onClose: () => void; onDone: () => void }) {
-  const { t, format } = useI18n();
-  const [amount, setAmount] = useState('');
-  const [reference, setReference] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [balance, setBalance] = useState<number>();
-  const value = Number(amount);
-  const valid = amount.trim() !== '' && Number.isFinite(value) && value > 0;
-  const close = () => {
-    setAmount('');
-    setReference('');
-    setError(undefined);
-    setBalance(undefined);
-    props.onClose();
-  };
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (!valid) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      const result = await topUp(props.account.id, value, reference.trim());
-      setBalance(result.balance);
-      props.onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Modal
-      title={t('operator.top_up_title', { email: props.account.email })}
-      open={props.open}
-      onClose={close}
-    >
-      {balance !== undefined ? (
-        <div>
-          <p class="note note-success" role="status">
-            {t('operator.topped_up', { balance: format.money(balance) })}
-          </p>
-          <div class="actions">
-            <button type="button" class="button button-primary" onClick={close}>
-              {t('common.done')}
-            </button>
-          </div>
-        </div>
-      ) : (
-        <form class="form" onSubmit={submit}>
-          <Field label={t('operator.amount_toman')} hint={valid ? format.money(value) : undefined}>
-            {(id, describedBy) => (
-              <input
-                id={id}
-                name="amount"
-                type="number"
-                inputMode="decimal"
-                min={0}
-                step="any"
-                dir="ltr"
-                required
-                aria-describedby={describedBy}
-                value={amount}
-                onInput={(e) => setAmount(e.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <Field label={t('operator.reference')} hint={t('operator.reference_hint')}>
-            {(id, describedBy) => (
-              <input
-                id={id}
-                name="reference"
-                maxLength={200}
-                required
-                aria-describedby={describedBy}
-                value={reference}
-                onInput={(e) => setReference(e.currentTarget.value)}
-              />
-            )}
-          </Field>
-          {error !== undefined ? <ErrorMessage error={error} /> : null}
-          <div class="actions">
-            <button type="button" class="button" onClick={close}>
-              {t('common.cancel')}
-            </button>
-            <button
-              type="submit"
-              class="button button-primary"
-              disabled={busy || !valid || reference.trim() === ''}
-            >
-              {busy ? t('common.working') : t('operator.top_up')}
-            </button>
-          </div>
-        </form>
-      )}
-    </Modal>
   );
 }
 
