@@ -629,12 +629,13 @@ describe('errors and fallbacks on /elevenlabs', () => {
         message: 'A voice with the voice_id missingVoiceId000000 was not found.',
       },
     });
+    // A field the gateway does not bound: ElevenLabs judges it.
     const invalid = await post('/elevenlabs/v1/sound-generation', funded.key, {
       text: 'Boom',
-      duration_seconds: 99,
+      prompt_influence: 5,
     });
     expect(invalid.status).toBe(422);
-    expect(await invalid.json()).toMatchObject({ detail: [{ loc: ['body', 'duration_seconds'] }] });
+    expect(await invalid.json()).toMatchObject({ detail: [{ loc: ['body', 'prompt_influence'] }] });
     // The fake echoes the voice id: here the gateway's own ElevenLabs key, which never comes back.
     const echoed = await post(`/elevenlabs/v1/text-to-speech/${FAKE_KEY}`, funded.key, { text: 'hi' });
     expect(echoed.status).toBe(400);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { chatHoldMicros } from '../../../shared/src/billing/hold-estimate.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import type { CheckedOutputBound } from '../../../shared/src/native/field-bounds.ts';
 import type { AdmittedRequest } from '../admission/admission-context.ts';
 
 /**
@@ -60,13 +61,13 @@ export function planCache<P>(
  * The hold of a native token call (docs/native.md, "Holds"): the body's bytes as its input (a
  * bound: markup and base64 media count too, capped by the context window) at the input price,
  * plus its stated output bound, else the default allowance, capped by the model's output limit,
- * once per candidate answer it asks for (`choices`: Gemini's `candidateCount`).
+ * once per answer it asks for (`n`, Gemini's `candidateCount`). Only values its bounds checked
+ * (`field-bounds.ts`) come here.
  */
 export function nativeTokenHoldMicros(
   model: CatalogueModel,
   bodyBytes: number,
-  maxOutputTokens: number | undefined,
-  choices = 1,
+  checked: CheckedOutputBound,
 ): bigint {
-  return chatHoldMicros(model, { inputBytes: bodyBytes, imageParts: 0, maxOutputTokens, choices });
+  return chatHoldMicros(model, { inputBytes: bodyBytes, imageParts: 0, ...checked });
 }

@@ -1,12 +1,9 @@
-import {
-  BYTES_PER_TOKEN,
-  chatHoldMicros,
-  INPUT_OVERHEAD_TOKENS,
-} from '../../../../shared/src/billing/hold-estimate.ts';
+import { BYTES_PER_TOKEN, INPUT_OVERHEAD_TOKENS } from '../../../../shared/src/billing/hold-estimate.ts';
 import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
 import type { Catalogue, CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { refuseUntakenParams } from '../../../../shared/src/native/check-params.ts';
+import type { CheckedOutputBound } from '../../../../shared/src/native/field-bounds.ts';
 import type { MappedRequest } from '../../../../shared/src/native/map-json-model.ts';
 import type { NativeTokenUsage } from '../../../../shared/src/native/native-usage.ts';
 import {
@@ -22,6 +19,11 @@ import {
   mapEmbeddingsModel,
 } from '../../../../shared/src/native/openai/embeddings.ts';
 import { mapResponsesModel } from '../../../../shared/src/native/openai/model-name.ts';
+import {
+  checkChatCompletionsBounds,
+  checkEmbeddingsBounds,
+  checkResponsesBounds,
+} from '../../../../shared/src/native/openai/request-bounds.ts';
 import { ResponsesUsageAccumulator, responsesUsage } from '../../../../shared/src/native/openai/usage.ts';
 import type { UsageAccumulator } from '../../../../shared/src/native/stream/usage-accumulator.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
@@ -35,8 +37,13 @@ export interface OpenAIEndpoint {
   readonly path: string;
   /** The catalogue model the body names, and its body per OpenAI route. */
   map(body: Uint8Array, catalogue: Pick<Catalogue, 'list'>): MappedRequest;
-  /** The hold of a request (docs/native.md, "How a native request is served"). */
-  holdMicros(model: CatalogueModel, bodyBytes: number, body: Body): bigint;
+  /**
+   * Checks the body's fields against the gateway's bounds (`NativeFieldError`, before anything is
+   * held or sent); what its hold is sized from.
+   */
+  bounds(model: CatalogueModel, body: Body): CheckedOutputBound;
+  /** The hold of a request (docs/native.md, "How a native request is served"), from its checked bounds. */
+  holdMicros(model: CatalogueModel, bodyBytes: number, body: Body, checked: CheckedOutputBound): bigint;
   /** Throws the 400 of a request the model cannot take or the gateway cannot bill, before it is sent. */
   refuse(model: CatalogueModel, body: Body): void;
   /** The usage of a whole answer (its parsed JSON); undefined when it reports none. */
@@ -52,13 +59,14 @@ const STORED_INPUT_FIELDS = ['previous_response_id', 'conversation', 'prompt'] a
 export const RESPONSES_ENDPOINT: OpenAIEndpoint = {
   path: '/responses',
   map: mapResponsesModel,
-  holdMicros(model, bodyBytes, body) {
+  bounds: checkResponsesBounds,
+  holdMicros(model, bodyBytes, body, checked) {
     // Input stored at OpenAI (an earlier response, a conversation, a prompt template) can be the
     // whole context window: held as such, so the hold stays a bound of the cost.
     const stored = STORED_INPUT_FIELDS.some((field) => body[field] !== undefined && body[field] !== null);
     const inputBytes =
       stored && model.context_window !== null ? model.context_window * BYTES_PER_TOKEN : bodyBytes;
-    return nativeTokenHoldMicros(model, inputBytes, wholeNumber(body.max_output_tokens));
+    return nativeTokenHoldMicros(model, inputBytes, checked);
   },
   refuse(model, body) {
     refuseUntakenParams(model, body);
@@ -72,14 +80,10 @@ export const RESPONSES_ENDPOINT: OpenAIEndpoint = {
 export const CHAT_COMPLETIONS_ENDPOINT: OpenAIEndpoint = {
   path: '/chat/completions',
   map: mapChatCompletionsModel,
-  holdMicros(model, bodyBytes, body) {
+  bounds: checkChatCompletionsBounds,
+  holdMicros(model, bodyBytes, _body, checked) {
     // As `/v1` chat: per choice its stated output bound or the default allowance.
-    return chatHoldMicros(model, {
-      inputBytes: bodyBytes,
-      imageParts: 0,
-      maxOutputTokens: wholeNumber(body.max_completion_tokens) ?? wholeNumber(body.max_tokens),
-      choices: wholeNumber(body.n) ?? 1,
-    });
+    return nativeTokenHoldMicros(model, bodyBytes, checked);
   },
   refuse(model, body) {
     refuseUntakenParams(model, body);
@@ -98,6 +102,10 @@ export const CHAT_COMPLETIONS_ENDPOINT: OpenAIEndpoint = {
 export const EMBEDDINGS_ENDPOINT: OpenAIEndpoint = {
   path: '/embeddings',
   map: mapEmbeddingsModel,
+  bounds(_model, body) {
+    checkEmbeddingsBounds(body);
+    return { maxOutputTokens: undefined, choices: 1 };
+  },
   holdMicros(model, _bodyBytes, body) {
     let tokens = INPUT_OVERHEAD_TOKENS;
     for (const bound of embeddingInputTokenBounds(body))
@@ -127,9 +135,4 @@ function refuseUnpriced(model: CatalogueModel, parts: readonly string[]): void {
   throw errors.invalidRequest(
     `The gateway cannot bill ${parts.join(', ')} on ${model.id}: the request was not sent.`,
   );
-}
-
-/** A positive whole number from a request field; undefined for anything else (the provider judges it). */
-function wholeNumber(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
