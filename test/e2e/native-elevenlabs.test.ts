@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { irtToMicros } from '../../shared/src/billing/money.ts';
 import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { probeAudio } from '../../shared/src/file-formats/audio-probe.ts';
-import { mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
+import { mp3FrameCount, mp3OfFrames, mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
 import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
 import { nativeCost } from '../../shared/src/native/native-cost.ts';
 import type { NativeUsage } from '../../shared/src/native/native-usage.ts';
@@ -324,6 +324,29 @@ describe('what passes through /elevenlabs', () => {
     expect(res.status).toBe(200);
     // 2 s measured, 4 s heard by the fake (bytes / 16000).
     expect(irtToMicros(res.headers.get('x-service-cost') ?? '')).toBe(costOf(SCRIBE, seconds(4)));
+  });
+
+  it('a file is billed the audio it sends, not what its header states', async () => {
+    // 30 s at 4 kHz (8,000 bytes a second, so the fake hears only 15 s) whose header says its
+    // samples are 2 bytes, and an MP3 of 8 frames at 320 kbps, then 30 s at 32 kbps (an estimate
+    // from its size and first frames says 3 s; the fake hears 8 s).
+    const lyingWav = Buffer.from(wavOfSeconds(30, { sampleRate: 4000 }));
+    lyingWav.writeUInt32LE(2, 40);
+    const mixedMp3 = Buffer.concat([
+      mp3OfFrames(8, { bitrateKbps: 320 }),
+      mp3OfSeconds(30, { bitrateKbps: 32 }),
+    ]);
+    const sentSeconds = [30, ((mp3FrameCount(30) + 8) * 1152) / 44100];
+    for (const [index, file] of [lyingWav, mixedMp3].entries()) {
+      const before = await balanceMicros(gateway, funded.accountId);
+      const res = await transcribe(funded.key, { model_id: 'scribe_v1' }, file);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      expect(fake.requests.at(-1)?.body.includes(file)).toBe(true);
+      const cost = costOf(SCRIBE, seconds(sentSeconds[index] as number));
+      expect(irtToMicros(res.headers.get('x-service-cost') ?? '')).toBe(cost);
+      expect(await balanceMicros(gateway, funded.accountId)).toBe(before - cost);
+    }
   });
 
   it('a sound in PCM without a duration is billed its byte rate', async () => {
