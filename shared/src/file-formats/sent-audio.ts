@@ -10,15 +10,17 @@
  *   I/II), so bytes between frames count too;
  * - AAC in ADTS: its frames (`AdtsFrameMeter`), and at least the bytes at the highest AAC bit rate
  *   of the frames' sample rate and channels;
- * - Ogg, FLAC, WebM and MP4 without video: the duration their headers state, and at least the bytes
- *   at the 16-bit PCM rate of their sample rate and channels (the most a lossy codec spends, and a
- *   lossless one's raw size). A file with video (MP4, WebM) is measured by its stated duration
- *   alone: most of its bytes are pictures.
+ * - Opus in Ogg: the packets a decoder plays (`OggOpusMeter`), never the granule a page states;
+ * - other Ogg, FLAC, WebM and MP4 without video: the duration their headers state, and at least the
+ *   bytes at the 16-bit PCM rate of their sample rate and channels (the most a lossy codec spends,
+ *   and a lossless one's raw size). A file with video (MP4, WebM) is measured by its stated
+ *   duration alone: most of its bytes are pictures.
  */
 import type { IFormat } from 'music-metadata';
 import { AdtsFrameMeter } from './adts-frames.ts';
 import type { AudioFormat } from './audio-format.ts';
 import { Mp3FrameMeter } from './mp3-frames.ts';
+import { OggOpusMeter } from './ogg-opus.ts';
 import { WavDataMeter } from './wav-data.ts';
 
 /** The highest bit rate of MPEG audio, in bytes a second: layer III (MPEG-1, 320 kbps), layers I/II (448). */
@@ -31,6 +33,7 @@ interface Meters {
   readonly wav?: WavDataMeter;
   readonly mp3?: Mp3FrameMeter;
   readonly adts?: AdtsFrameMeter;
+  readonly ogg?: OggOpusMeter;
 }
 
 /** Observes an upload's bytes as they pass (`push` each chunk in order), then measures it. */
@@ -72,27 +75,34 @@ export class SentAudio {
         const rate = meters.adts?.maxBytesPerSecond() ?? 0;
         return { seconds: Math.max(meters.adts?.seconds() ?? 0, rate > 0 ? this.#bytes / rate : 0) };
       }
+      case 'ogg':
+        if (meters.ogg?.hasOpus() === true) return { seconds: meters.ogg.seconds() };
+        return { seconds: this.#statedOrFloor(stated) };
       default:
-        return { seconds: Math.max(stated.duration ?? 0, this.#statedFloor(stated)) };
+        return { seconds: this.#statedOrFloor(stated) };
     }
   }
 
-  /** The bytes at the 16-bit PCM rate of `stated`; 0 with video, or without a rate. */
-  #statedFloor(stated: IFormat): number {
+  /** The stated duration, and at least the bytes at the 16-bit PCM rate of `stated` (without video). */
+  #statedOrFloor(stated: IFormat): number {
     const { sampleRate, numberOfChannels } = stated;
-    if (stated.hasVideo === true || sampleRate === undefined || numberOfChannels === undefined) return 0;
+    const duration = stated.duration ?? 0;
+    if (stated.hasVideo === true || sampleRate === undefined || numberOfChannels === undefined)
+      return duration;
     const bytesPerSample = Math.max(stated.bitsPerSample ?? 16, 16) / 8;
     const perSecond = sampleRate * numberOfChannels * bytesPerSample;
-    return perSecond > 0 ? this.#bytes / perSecond : 0;
+    return perSecond > 0 ? Math.max(duration, this.#bytes / perSecond) : duration;
   }
 }
 
 /**
- * WAV by its RIFF start; MPEG audio or ADTS by a frame sync (ADTS's layer bits are 00), both after
- * an ID3v2 tag; the rest by its headers.
+ * WAV by its RIFF start, Ogg by its capture pattern; MPEG audio or ADTS by a frame sync (ADTS's
+ * layer bits are 00), both after an ID3v2 tag; the rest by its headers.
  */
 function metersFor(start: readonly number[]): Meters {
-  if (String.fromCharCode(...start) === 'RIFF') return { wav: new WavDataMeter() };
+  const tag = String.fromCharCode(...start);
+  if (tag === 'RIFF') return { wav: new WavDataMeter() };
+  if (tag === 'OggS') return { ogg: new OggOpusMeter() };
   if (String.fromCharCode(...start.slice(0, 3)) === 'ID3')
     return { mp3: new Mp3FrameMeter(), adts: new AdtsFrameMeter() };
   if (start[0] !== 0xff) return {};
@@ -104,4 +114,5 @@ function feed(meters: Meters, chunk: Uint8Array): void {
   meters.wav?.push(chunk);
   meters.mp3?.push(chunk);
   meters.adts?.push(chunk);
+  meters.ogg?.push(chunk);
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { NotAudioError, probeAudio } from '../../../../shared/src/file-formats/audio-probe.ts';
 import { probeAudioStream } from '../../../../shared/src/file-formats/audio-probe-stream.ts';
 import { mp3OfFrames, mp3OfSeconds } from '../../../../shared/src/file-formats/builders/mp3.ts';
+import { oggOpusOfSeconds } from '../../../../shared/src/file-formats/builders/ogg.ts';
 import { wavOfSeconds } from '../../../../shared/src/file-formats/builders/wav.ts';
 import { SentAudio } from '../../../../shared/src/file-formats/sent-audio.ts';
 
@@ -117,6 +118,28 @@ describe('ADTS (AAC) by its frames', () => {
       (2_020 * 1024) / 44100,
       3,
     );
+  });
+});
+
+describe('Opus in Ogg by its packets', () => {
+  it('a last page stating 1 s over 30 s of packets: 30 s, from bytes and from a stream', async () => {
+    const honest = await probeAudio(oggOpusOfSeconds(30));
+    expect(honest.format).toBe('ogg');
+    expect(honest.durationSeconds).toBeCloseTo(30, 6);
+    const lying = oggOpusOfSeconds(30, { statedSeconds: 1 });
+    expect((await probeAudio(lying)).durationSeconds).toBeCloseTo(30, 6);
+    expect((await probeAudioStream(chunked(lying, 5))).durationSeconds).toBeCloseTo(30, 6);
+  });
+
+  it('bytes between pages are skipped, as a reader resynchronises', async () => {
+    const file = Buffer.from(oggOpusOfSeconds(10));
+    const split = file.indexOf('OggS', 200, 'latin1');
+    const noisy = Buffer.concat([
+      file.subarray(0, split),
+      Buffer.from('OgOggXgarbage'),
+      file.subarray(split),
+    ]);
+    expect((await probeAudio(noisy)).durationSeconds).toBeCloseTo(10, 6);
   });
 });
 
