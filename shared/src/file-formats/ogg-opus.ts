@@ -44,11 +44,18 @@ interface LogicalStream {
   packet: number[] | undefined;
 }
 
+/** The page being read: its stream, its lacing values, the segment being read and its bytes left. */
+interface PageInProgress {
+  readonly stream: LogicalStream;
+  readonly lacing: readonly number[];
+  segment: number;
+  left: number;
+}
+
 /** Walks Ogg pages across chunks; `seconds()` is the duration of the Opus packets seen. */
 export class OggOpusMeter implements AudioDurationMeter {
   #header: number[] = [];
-  /** The page being read: its stream, its lacing values, and bytes left of the current segment. */
-  #page: { stream: LogicalStream; lacing: number[]; segment: number; left: number } | undefined;
+  #page: PageInProgress | undefined;
   readonly #streams = new Map<number, LogicalStream>();
 
   push(chunk: Uint8Array): void {
@@ -115,24 +122,18 @@ export class OggOpusMeter implements AudioDurationMeter {
   }
 
   #startPage(head: readonly number[]): void {
-    const serial =
-      ((head[14] as number) |
-        ((head[15] as number) << 8) |
-        ((head[16] as number) << 16) |
-        ((head[17] as number) << 24)) >>>
-      0;
+    const serial = Buffer.from(head.slice(14, 18)).readUInt32LE(0);
     let stream = this.#streams.get(serial);
     if (stream === undefined) {
       stream = { opus: undefined, packets: 0, samples: 0, packet: undefined };
       this.#streams.set(serial, stream);
     }
     const lacing = head.slice(PAGE_HEADER_BYTES);
-    this.#page = { stream, lacing, segment: 0, left: lacing[0] ?? 0 };
-    if (lacing.length === 0) this.#page = undefined;
+    this.#page = lacing.length === 0 ? undefined : { stream, lacing, segment: 0, left: lacing[0] as number };
   }
 
   /** A segment read whole: a lacing value below 255 ends its packet; the last one ends the page. */
-  #endSegment(page: { stream: LogicalStream; lacing: number[]; segment: number; left: number }): void {
+  #endSegment(page: PageInProgress): void {
     if ((page.lacing[page.segment] as number) < LACING_CONTINUES) this.#endPacket(page.stream);
     page.segment += 1;
     if (page.segment >= page.lacing.length) {
