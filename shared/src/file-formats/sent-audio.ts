@@ -83,12 +83,15 @@ export class SentAudio {
     }
   }
 
-  /** The stated duration, and at least the bytes at the 16-bit PCM rate of `stated` (without video). */
+  /**
+   * The stated duration, and at least the bytes at the 16-bit PCM rate of `stated` (without video);
+   * 0 (not measurable) when the file states none: the floor alone is no measure of it.
+   */
   #statedOrFloor(stated: IFormat): number {
     const { sampleRate, numberOfChannels } = stated;
     const duration = stated.duration ?? 0;
-    if (stated.hasVideo === true || sampleRate === undefined || numberOfChannels === undefined)
-      return duration;
+    const floorless = stated.hasVideo === true || sampleRate === undefined || numberOfChannels === undefined;
+    if (duration <= 0 || floorless) return duration;
     const bytesPerSample = Math.max(stated.bitsPerSample ?? 16, 16) / 8;
     const perSecond = sampleRate * numberOfChannels * bytesPerSample;
     return perSecond > 0 ? Math.max(duration, this.#bytes / perSecond) : duration;

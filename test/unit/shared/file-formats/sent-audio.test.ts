@@ -158,5 +158,8 @@ describe('containers that state their duration: never below their bytes at the 1
     expect(sent.seconds('ogg', opus as never)).toEqual({ seconds: 60 });
     const video = { duration: 0.5, sampleRate: 16_000, numberOfChannels: 1, hasVideo: true };
     expect(sent.seconds('mp4', video as never)).toEqual({ seconds: 0.5 });
+    // A file that states no duration is not measured by the floor alone (it is refused).
+    const unstated = { sampleRate: 48_000, numberOfChannels: 1 };
+    expect(sent.seconds('webm', unstated as never)).toEqual({ seconds: 0 });
   });
 });
