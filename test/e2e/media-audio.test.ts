@@ -13,6 +13,7 @@ import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
 import { mp3FrameCount, mp3OfFrames, mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
 import { oggOpusOfSeconds } from '../../shared/src/file-formats/builders/ogg.ts';
 import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
+import { webmOpusOfSeconds } from '../../shared/src/file-formats/builders/webm.ts';
 import { MP3_FRAME_BYTES, MP3_FRAME_HEADER, MP3_FRAME_SECONDS, silentMp3 } from '../fakes/media-files.ts';
 import {
   costMicros,
@@ -190,9 +191,11 @@ describe('a transcription is billed the audio sent, not what its header states',
     expect(m.fakes.openai.requests.at(-1)?.body.includes(lying)).toBe(true);
   });
 
-  it('an Ogg Opus whose last page states 1 s is billed its 30 s of packets', async () => {
-    const lying = Buffer.from(oggOpusOfSeconds(30, { statedSeconds: 1 }));
-    await transcribe('openai/whisper-1', { bytes: lying, name: 'memo.ogg', type: 'audio/ogg' }, 30);
+  it('Opus in Ogg and in WebM stating 1 s (a last granule, a Duration) is billed its 30 s of packets', async () => {
+    const ogg = Buffer.from(oggOpusOfSeconds(30, { statedSeconds: 1 }));
+    await transcribe('openai/whisper-1', { bytes: ogg, name: 'memo.ogg', type: 'audio/ogg' }, 30);
+    const webm = Buffer.from(webmOpusOfSeconds(30, { statedSeconds: 1 }));
+    await transcribe('openai/whisper-1', { bytes: webm, name: 'memo.webm', type: 'audio/webm' }, 30);
   });
 
   it('an MP3 whose first frames are 320 kbps, then 30 s at 32 kbps, is billed its frames', async () => {

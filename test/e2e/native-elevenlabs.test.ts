@@ -16,6 +16,7 @@ import { probeAudio } from '../../shared/src/file-formats/audio-probe.ts';
 import { mp3FrameCount, mp3OfFrames, mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
 import { oggOpusOfSeconds } from '../../shared/src/file-formats/builders/ogg.ts';
 import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
+import { webmOpusOfSeconds } from '../../shared/src/file-formats/builders/webm.ts';
 import { nativeCost } from '../../shared/src/native/native-cost.ts';
 import type { NativeUsage } from '../../shared/src/native/native-usage.ts';
 import { speechMp3 } from '../fakes/elevenlabs-fake-answers.ts';
@@ -337,10 +338,11 @@ describe('what passes through /elevenlabs', () => {
       mp3OfFrames(8, { bitrateKbps: 320 }),
       mp3OfSeconds(30, { bitrateKbps: 32 }),
     ]);
-    // And an Ogg Opus whose last page states 1 s over 30 s of packets.
+    // And Opus in Ogg and in WebM stating 1 s (a last page's granule, a Duration) over 30 s of packets.
     const lyingOgg = Buffer.from(oggOpusOfSeconds(30, { statedSeconds: 1 }));
-    const sentSeconds = [30, ((mp3FrameCount(30) + 8) * 1152) / 44100, 30];
-    for (const [index, file] of [lyingWav, mixedMp3, lyingOgg].entries()) {
+    const lyingWebm = Buffer.from(webmOpusOfSeconds(30, { statedSeconds: 1 }));
+    const sentSeconds = [30, ((mp3FrameCount(30) + 8) * 1152) / 44100, 30, 30];
+    for (const [index, file] of [lyingWav, mixedMp3, lyingOgg, lyingWebm].entries()) {
       const before = await balanceMicros(gateway, funded.accountId);
       const res = await transcribe(funded.key, { model_id: 'scribe_v1' }, file);
       expect(res.status).toBe(200);

@@ -10,7 +10,8 @@
  *   I/II), so bytes between frames count too;
  * - AAC in ADTS: its frames (`AdtsFrameMeter`), and at least the bytes at the highest AAC bit rate
  *   of the frames' sample rate and channels;
- * - Opus in Ogg: the packets a decoder plays (`OggOpusMeter`), never the granule a page states;
+ * - Opus in Ogg or WebM: the packets a decoder plays (`OggOpusMeter`, `WebmOpusMeter`), never the
+ *   granule a page states nor a segment's `Duration`;
  * - other Ogg, FLAC, WebM and MP4 without video: the duration their headers state, and at least the
  *   bytes at the 16-bit PCM rate of their sample rate and channels (the most a lossy codec spends,
  *   and a lossless one's raw size). A file with video (MP4, WebM) is measured by its stated
@@ -22,6 +23,7 @@ import type { AudioFormat } from './audio-format.ts';
 import { Mp3FrameMeter } from './mp3-frames.ts';
 import { OggOpusMeter } from './ogg-opus.ts';
 import { WavDataMeter } from './wav-data.ts';
+import { WebmOpusMeter } from './webm-opus.ts';
 
 /** The highest bit rate of MPEG audio, in bytes a second: layer III (MPEG-1, 320 kbps), layers I/II (448). */
 const MAX_MPEG_BYTES_PER_SECOND = { mp3: 40_000, mpga: 56_000 } as const;
@@ -34,6 +36,7 @@ interface Meters {
   readonly mp3?: Mp3FrameMeter;
   readonly adts?: AdtsFrameMeter;
   readonly ogg?: OggOpusMeter;
+  readonly webm?: WebmOpusMeter;
 }
 
 /** Observes an upload's bytes as they pass (`push` each chunk in order), then measures it. */
@@ -78,6 +81,9 @@ export class SentAudio {
       case 'ogg':
         if (meters.ogg?.hasOpus() === true) return { seconds: meters.ogg.seconds() };
         return { seconds: this.#statedOrFloor(stated) };
+      case 'webm':
+        if (meters.webm?.hasOpus() === true) return { seconds: meters.webm.seconds() };
+        return { seconds: this.#statedOrFloor(stated) };
       default:
         return { seconds: this.#statedOrFloor(stated) };
     }
@@ -99,13 +105,14 @@ export class SentAudio {
 }
 
 /**
- * WAV by its RIFF start, Ogg by its capture pattern; MPEG audio or ADTS by a frame sync (ADTS's
+ * WAV by its RIFF start, Ogg by its capture pattern, WebM by the EBML magic; MPEG audio or ADTS by a frame sync (ADTS's
  * layer bits are 00), both after an ID3v2 tag; the rest by its headers.
  */
 function metersFor(start: readonly number[]): Meters {
   const tag = String.fromCharCode(...start);
   if (tag === 'RIFF') return { wav: new WavDataMeter() };
   if (tag === 'OggS') return { ogg: new OggOpusMeter() };
+  if (tag === '\x1a\x45\xdf\xa3') return { webm: new WebmOpusMeter() };
   if (String.fromCharCode(...start.slice(0, 3)) === 'ID3')
     return { mp3: new Mp3FrameMeter(), adts: new AdtsFrameMeter() };
   if (start[0] !== 0xff) return {};
@@ -118,4 +125,5 @@ function feed(meters: Meters, chunk: Uint8Array): void {
   meters.mp3?.push(chunk);
   meters.adts?.push(chunk);
   meters.ogg?.push(chunk);
+  meters.webm?.push(chunk);
 }

@@ -10,6 +10,7 @@ import { probeAudioStream } from '../../../../shared/src/file-formats/audio-prob
 import { mp3OfFrames, mp3OfSeconds } from '../../../../shared/src/file-formats/builders/mp3.ts';
 import { oggOpusOfSeconds } from '../../../../shared/src/file-formats/builders/ogg.ts';
 import { wavOfSeconds } from '../../../../shared/src/file-formats/builders/wav.ts';
+import { webmOpusOfSeconds } from '../../../../shared/src/file-formats/builders/webm.ts';
 import { SentAudio } from '../../../../shared/src/file-formats/sent-audio.ts';
 
 /** `wav` with its header's 32-bit little-endian field at `offset` set to `value`. */
@@ -140,6 +141,46 @@ describe('Opus in Ogg by its packets', () => {
       file.subarray(split),
     ]);
     expect((await probeAudio(noisy)).durationSeconds).toBeCloseTo(10, 6);
+  });
+});
+
+describe('Opus in WebM by its blocks', () => {
+  it('a Duration of 1 s over 30 s of blocks: 30 s, from bytes and from a stream', async () => {
+    const honest = await probeAudio(webmOpusOfSeconds(30, { statedSeconds: 30 }));
+    expect(honest.format).toBe('webm');
+    expect(honest.durationSeconds).toBeCloseTo(30, 6);
+    const lying = webmOpusOfSeconds(30, { statedSeconds: 1 });
+    expect((await probeAudio(lying)).durationSeconds).toBeCloseTo(30, 6);
+    expect((await probeAudioStream(chunked(lying, 7))).durationSeconds).toBeCloseTo(30, 6);
+  });
+
+  it('a file without a Duration is measured by its blocks; so is one of unknown sizes (a live recording)', async () => {
+    expect((await probeAudio(webmOpusOfSeconds(12))).durationSeconds).toBeCloseTo(12, 6);
+    const sent = new SentAudio();
+    sent.push(webmOpusOfSeconds(12, { unknownSizes: true }));
+    expect(sent.seconds('webm', {} as never)).toEqual({ seconds: 12 });
+  });
+
+  it('laced blocks count every frame (Xiph, fixed-size and EBML lacing)', () => {
+    const silence = [0xf8, 0xff, 0xfe];
+    /** A SimpleBlock of track 1 at timecode 0: its flags, its lacing header, its frames. */
+    const block = (flags: number, lacing: number[], frames: number) => {
+      const body = Buffer.from([
+        0x81,
+        0,
+        0,
+        flags,
+        ...lacing,
+        ...Array.from({ length: frames }, () => silence).flat(),
+      ]);
+      return Buffer.concat([Buffer.from([0xa3, 0x80 | body.length]), body]);
+    };
+    const sent = new SentAudio();
+    sent.push(Buffer.from(webmOpusOfSeconds(1, { statedSeconds: 1 })));
+    sent.push(block(0x82, [2, 3, 3], 3)); // Xiph: frames - 1, the sizes of all but the last
+    sent.push(block(0x84, [1], 2)); // fixed-size: frames - 1
+    sent.push(block(0x86, [2, 0x83, 0xbf], 3)); // EBML: frames - 1, a first size, a difference of 0
+    expect(sent.seconds('webm', { duration: 1 } as never)).toEqual({ seconds: 1.16 });
   });
 });
 
