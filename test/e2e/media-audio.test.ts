@@ -10,7 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { mediaCostMicros } from '../../shared/src/billing/media-pricing.ts';
 import type { ModelPricing } from '../../shared/src/catalogue/catalogue.ts';
 import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
+import { mp3FrameCount, mp3OfFrames, mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
+import { oggOpusOfSeconds } from '../../shared/src/file-formats/builders/ogg.ts';
 import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
+import { webmOpusOfSeconds } from '../../shared/src/file-formats/builders/webm.ts';
 import { MP3_FRAME_BYTES, MP3_FRAME_HEADER, MP3_FRAME_SECONDS, silentMp3 } from '../fakes/media-files.ts';
 import {
   costMicros,
@@ -175,5 +178,36 @@ describe('POST /v1/audio/transcriptions through a worker process', () => {
     expect(charges.filter((c) => c.id.startsWith('stt_'))).toHaveLength(6);
     expect(charges.filter((c) => c.id.startsWith('tts_'))).toHaveLength(4);
     expect(await m.gateway.services.billing.checkLedger()).toEqual([]);
+  });
+});
+
+describe('a transcription is billed the audio sent, not what its header states', () => {
+  it('a WAV whose header says 2 bytes of samples is billed its 30 s', async () => {
+    // 4 kHz, 16-bit: 8,000 bytes a second, so the fake hears 15 s (bytes / 16000) and the gateway's
+    // measure decides.
+    const lying = Buffer.from(wavOfSeconds(30, { sampleRate: 4000 }));
+    lying.writeUInt32LE(2, 40);
+    await transcribe('openai/whisper-1', { bytes: lying, name: 'memo.wav', type: 'audio/wav' }, 30);
+    expect(m.fakes.openai.requests.at(-1)?.body.includes(lying)).toBe(true);
+  });
+
+  it('Opus in Ogg and in WebM stating 1 s (a last granule, a Duration) is billed its 30 s of packets', async () => {
+    const ogg = Buffer.from(oggOpusOfSeconds(30, { statedSeconds: 1 }));
+    await transcribe('openai/whisper-1', { bytes: ogg, name: 'memo.ogg', type: 'audio/ogg' }, 30);
+    const webm = Buffer.from(webmOpusOfSeconds(30, { statedSeconds: 1 }));
+    await transcribe('openai/whisper-1', { bytes: webm, name: 'memo.webm', type: 'audio/webm' }, 30);
+  });
+
+  it('an MP3 whose first frames are 320 kbps, then 30 s at 32 kbps, is billed its frames', async () => {
+    const mixed = Buffer.concat([
+      mp3OfFrames(8, { bitrateKbps: 320 }),
+      mp3OfSeconds(30, { bitrateKbps: 32 }),
+    ]);
+    const frames = mp3FrameCount(30) + 8;
+    await transcribe(
+      'openai/whisper-1',
+      { bytes: mixed, name: 'memo.mp3', type: 'audio/mpeg' },
+      (frames * 1152) / 44100,
+    );
   });
 });

@@ -231,7 +231,8 @@ describe('admission, errors and fallbacks on /anthropic', () => {
 
   it("the provider's own validation error passes through in its format, scrubbed, and nothing is charged", async () => {
     const before = await g.balanceMicros(funded.accountId);
-    const res = await post('/anthropic/v1/messages', funded.key, { ...hello, temperature: 5 });
+    // In the range the gateway takes (0 to 2, as /v1), above Anthropic's (0 to 1): Anthropic refuses it.
+    const res = await post('/anthropic/v1/messages', funded.key, { ...hello, temperature: 1.5 });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { type: string; error: { type: string } };
     expect(body.type).toBe('error');

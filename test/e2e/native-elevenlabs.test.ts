@@ -13,8 +13,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { irtToMicros } from '../../shared/src/billing/money.ts';
 import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { probeAudio } from '../../shared/src/file-formats/audio-probe.ts';
-import { mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
+import { mp3FrameCount, mp3OfFrames, mp3OfSeconds } from '../../shared/src/file-formats/builders/mp3.ts';
+import { oggOpusOfSeconds } from '../../shared/src/file-formats/builders/ogg.ts';
 import { wavOfSeconds } from '../../shared/src/file-formats/builders/wav.ts';
+import { webmOpusOfSeconds } from '../../shared/src/file-formats/builders/webm.ts';
 import { nativeCost } from '../../shared/src/native/native-cost.ts';
 import type { NativeUsage } from '../../shared/src/native/native-usage.ts';
 import { speechMp3 } from '../fakes/elevenlabs-fake-answers.ts';
@@ -326,6 +328,32 @@ describe('what passes through /elevenlabs', () => {
     expect(irtToMicros(res.headers.get('x-service-cost') ?? '')).toBe(costOf(SCRIBE, seconds(4)));
   });
 
+  it('a file is billed the audio it sends, not what its header states', async () => {
+    // 30 s at 4 kHz (8,000 bytes a second, so the fake hears only 15 s) whose header says its
+    // samples are 2 bytes, and an MP3 of 8 frames at 320 kbps, then 30 s at 32 kbps (an estimate
+    // from its size and first frames says 3 s; the fake hears 8 s).
+    const lyingWav = Buffer.from(wavOfSeconds(30, { sampleRate: 4000 }));
+    lyingWav.writeUInt32LE(2, 40);
+    const mixedMp3 = Buffer.concat([
+      mp3OfFrames(8, { bitrateKbps: 320 }),
+      mp3OfSeconds(30, { bitrateKbps: 32 }),
+    ]);
+    // And Opus in Ogg and in WebM stating 1 s (a last page's granule, a Duration) over 30 s of packets.
+    const lyingOgg = Buffer.from(oggOpusOfSeconds(30, { statedSeconds: 1 }));
+    const lyingWebm = Buffer.from(webmOpusOfSeconds(30, { statedSeconds: 1 }));
+    const sentSeconds = [30, ((mp3FrameCount(30) + 8) * 1152) / 44100, 30, 30];
+    for (const [index, file] of [lyingWav, mixedMp3, lyingOgg, lyingWebm].entries()) {
+      const before = await balanceMicros(gateway, funded.accountId);
+      const res = await transcribe(funded.key, { model_id: 'scribe_v1' }, file);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      expect(fake.requests.at(-1)?.body.includes(file)).toBe(true);
+      const cost = costOf(SCRIBE, seconds(sentSeconds[index] as number));
+      expect(irtToMicros(res.headers.get('x-service-cost') ?? '')).toBe(cost);
+      expect(await balanceMicros(gateway, funded.accountId)).toBe(before - cost);
+    }
+  });
+
   it('a sound in PCM without a duration is billed its byte rate', async () => {
     const before = await balanceMicros(gateway, funded.accountId);
     const res = await post('/elevenlabs/v1/sound-generation?output_format=pcm_16000', funded.key, {
@@ -630,12 +658,13 @@ describe('errors and fallbacks on /elevenlabs', () => {
         message: 'A voice with the voice_id missingVoiceId000000 was not found.',
       },
     });
+    // A field the gateway does not bound: ElevenLabs judges it.
     const invalid = await post('/elevenlabs/v1/sound-generation', funded.key, {
       text: 'Boom',
-      duration_seconds: 99,
+      prompt_influence: 5,
     });
     expect(invalid.status).toBe(422);
-    expect(await invalid.json()).toMatchObject({ detail: [{ loc: ['body', 'duration_seconds'] }] });
+    expect(await invalid.json()).toMatchObject({ detail: [{ loc: ['body', 'prompt_influence'] }] });
     // The fake echoes the voice id: here the gateway's own ElevenLabs key, which never comes back.
     const echoed = await post(`/elevenlabs/v1/text-to-speech/${FAKE_KEY}`, funded.key, { text: 'hi' });
     expect(echoed.status).toBe(400);

@@ -1,7 +1,7 @@
-import { outputTokenLimit } from '../../../shared/src/billing/hold-estimate.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import { refuseUntakenParams } from '../../../shared/src/native/check-params.ts';
+import { outputTokens } from '../../../shared/src/native/request-ranges.ts';
 import type { ChatRequest } from '../../../shared/src/providers/chat-types.ts';
 import { CHAT_REQUEST_FIELDS } from '../schemas/chat-request.schema.ts';
 import { identityMessage } from './identity.ts';
@@ -39,14 +39,10 @@ export function toChatRequest(
  * `max_output_tokens`, else its context window. Never lowered silently: the price follows it.
  */
 export function checkOutputBound(model: CatalogueModel, body: ChatRequestBody): void {
-  const limit = outputTokenLimit(model);
+  const range = outputTokens(model);
   for (const field of ['max_completion_tokens', 'max_tokens'] as const) {
     const value = body[field];
-    if (value === undefined || value <= limit) continue;
-    const what =
-      model.max_output_tokens === null
-        ? `the ${limit}-token context window of the model \`${model.id}\``
-        : `the ${limit} output tokens the model \`${model.id}\` can produce`;
-    throw errors.invalidRequest(`Invalid body field \`${field}\`: ${value} is above ${what}.`);
+    if (value === undefined || value <= range.max) continue;
+    throw errors.invalidRequest(`Invalid body field \`${field}\`: ${value} is above ${range.maxReason}.`);
   }
 }

@@ -1,26 +1,46 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import {
+  anthropicFieldError,
+  elevenlabsFieldError,
+  type FieldErrorBody,
+  googleFieldError,
+  openaiFieldError,
+} from '../../../shared/src/native/field-error-answers.ts';
 import { PROVIDER_IDS } from '../../../shared/src/providers/provider-ids.ts';
 import { anthropicNativeRoutes } from './anthropic/anthropic.routes.ts';
 import { elevenlabsNativeRoutes } from './elevenlabs/elevenlabs.routes.ts';
+import { answerFieldErrors } from './field-error-handler.ts';
 import { geminiNativeRoutes } from './google/gemini.routes.ts';
 import type { NativeDeps } from './native-deps.ts';
 import { isProviderEnabled } from './native-targets.ts';
 import { openaiNativeRoutes } from './openai/openai.routes.ts';
 
-/** A provider-native API: its path prefix, the provider that serves it, and its routes. */
+/** A provider-native API: its path prefix, the provider that serves it, its routes and error format. */
 export interface NativeApi {
   readonly prefix: string;
   readonly provider: string;
   readonly routes: (app: FastifyInstance, deps: NativeDeps) => Promise<void>;
+  /** How a field out of bounds is answered: the provider's own format. */
+  readonly fieldError: FieldErrorBody;
 }
 
 /** The native APIs the gateway serves (docs/native.md lists their endpoints and billing). */
 export const NATIVE_APIS: readonly NativeApi[] = [
-  { prefix: 'anthropic', provider: 'anthropic', routes: anthropicNativeRoutes },
-  { prefix: 'elevenlabs', provider: 'elevenlabs', routes: elevenlabsNativeRoutes },
-  { prefix: 'openai', provider: 'openai', routes: openaiNativeRoutes },
-  { prefix: 'gemini', provider: 'google', routes: geminiNativeRoutes },
+  {
+    prefix: 'anthropic',
+    provider: 'anthropic',
+    routes: anthropicNativeRoutes,
+    fieldError: anthropicFieldError,
+  },
+  {
+    prefix: 'elevenlabs',
+    provider: 'elevenlabs',
+    routes: elevenlabsNativeRoutes,
+    fieldError: elevenlabsFieldError,
+  },
+  { prefix: 'openai', provider: 'openai', routes: openaiNativeRoutes, fieldError: openaiFieldError },
+  { prefix: 'gemini', provider: 'google', routes: geminiNativeRoutes, fieldError: googleFieldError },
 ];
 
 /**
@@ -36,7 +56,12 @@ export async function nativeApiRoutes(app: FastifyInstance, deps: NativeDeps): P
     (_r, body, done) => done(null, body),
   );
   for (const api of NATIVE_APIS) {
-    if (isProviderEnabled(deps.config, api.provider)) await app.register(api.routes, deps);
+    if (!isProviderEnabled(deps.config, api.provider)) continue;
+    // One scope per API: its field errors answered in its provider's format.
+    await app.register(async (scope) => {
+      answerFieldErrors(scope, api.fieldError);
+      await api.routes(scope, deps);
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import type { Calibration } from '../../../shared/src/billing/hold-calibration.t
 import { chatHold, type HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import type { CheckedOutputBound } from '../../../shared/src/native/field-bounds.ts';
 import type { AdmittedRequest } from '../admission/admission-context.ts';
 
 /**
@@ -61,19 +62,15 @@ export function planCache<P>(
  * The hold of a native token call (docs/native.md, "Holds"): the body's bytes as its input (markup
  * and base64 media count too, capped by the context window; scaled by how the model's native
  * answers compared to that count) at the input price, plus its stated output bound, else what the
- * model's answers used lately, capped by the model's output limit, once per candidate answer it
- * asks for (`choices`: Gemini's `candidateCount`). Bounded when the request states its output bound.
+ * model's answers used lately, capped by the model's output limit, once per answer it asks for
+ * (`n`, Gemini's `candidateCount`). Bounded when the request states its output bound. Only values
+ * its bounds checked (`field-bounds.ts`) come here.
  */
 export function nativeTokenHold(
   model: CatalogueModel,
   bodyBytes: number,
-  maxOutputTokens: number | undefined,
+  checked: CheckedOutputBound,
   calibration: Calibration,
-  choices = 1,
 ): HoldEstimate {
-  return chatHold(
-    model,
-    { basis: 'native', inputBytes: bodyBytes, imageParts: 0, maxOutputTokens, choices },
-    calibration,
-  );
+  return chatHold(model, { basis: 'native', inputBytes: bodyBytes, imageParts: 0, ...checked }, calibration);
 }

@@ -9,6 +9,15 @@
  */
 
 import { MAX_OUTPUT_TOKENS_FIELD } from '../../../shared/src/billing/hold-estimate.ts';
+import type { NumberRange } from '../../../shared/src/native/field-bounds.ts';
+import {
+  CHOICES,
+  PENALTY,
+  SEED,
+  TEMPERATURE,
+  TOP_LOGPROBS,
+  TOP_P,
+} from '../../../shared/src/native/request-ranges.ts';
 import { nullableFields } from './null-fields.ts';
 
 const HTTPS_OR_DATA_IMAGE = '^(https://\\S+|data:image/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=\\s]*)$';
@@ -135,8 +144,11 @@ const responseFormat = {
 } as const;
 
 const outputTokens = { type: ['integer', 'null'], minimum: 1, maximum: MAX_OUTPUT_TOKENS_FIELD } as const;
-// Integers a JSON number carries exactly; a larger seed would reach the provider rounded.
-const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/** A nullable number field in `range` (the ranges the native APIs apply to the same fields). */
+function nullableNumber(range: NumberRange) {
+  return { type: [range.integer ? 'integer' : 'number', 'null'], minimum: range.min, maximum: range.max };
+}
 
 export const chatRequestSchema = {
   type: 'object',
@@ -152,13 +164,13 @@ export const chatRequestSchema = {
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
     max_tokens: outputTokens,
     max_completion_tokens: outputTokens,
-    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
-    top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
-    frequency_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
-    presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+    temperature: nullableNumber(TEMPERATURE),
+    top_p: nullableNumber(TOP_P),
+    frequency_penalty: nullableNumber(PENALTY),
+    presence_penalty: nullableNumber(PENALTY),
     stop: { type: ['string', 'array', 'null'], items: { type: 'string' }, maxItems: 16 },
-    seed: { type: ['integer', 'null'], minimum: -SAFE_INTEGER, maximum: SAFE_INTEGER },
-    n: { type: ['integer', 'null'], minimum: 1, maximum: 16 },
+    seed: nullableNumber(SEED),
+    n: nullableNumber(CHOICES),
     user: { type: 'string' },
     tools: { type: 'array', items: tool, maxItems: 256 },
     tool_choice: toolChoice,
@@ -168,7 +180,7 @@ export const chatRequestSchema = {
     web_search: { type: 'boolean' },
     web_search_options: { type: 'object' },
     logprobs: { type: ['boolean', 'null'] },
-    top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20 },
+    top_logprobs: nullableNumber(TOP_LOGPROBS),
     logit_bias: {
       type: ['object', 'null'],
       additionalProperties: { type: 'number', minimum: -100, maximum: 100 },

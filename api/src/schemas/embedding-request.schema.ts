@@ -1,3 +1,5 @@
+import { EMBEDDING_DIMENSIONS, MAX_EMBEDDING_INPUTS } from '../../../shared/src/native/request-ranges.ts';
+
 /** JSON Schema of `POST /v1/embeddings` (spec). `model` has its own `model_required` check in the handler. */
 export const embeddingRequestSchema = {
   type: 'object',
@@ -12,10 +14,10 @@ export const embeddingRequestSchema = {
       type: ['string', 'array'],
       minLength: 1,
       minItems: 1,
-      maxItems: 2048,
+      maxItems: MAX_EMBEDDING_INPUTS,
       items: { type: 'string', minLength: 1 },
     },
-    dimensions: { type: 'integer', minimum: 1, maximum: 65_536 },
+    dimensions: { type: 'integer', minimum: EMBEDDING_DIMENSIONS.min, maximum: EMBEDDING_DIMENSIONS.max },
     encoding_format: { enum: ['float', 'base64'] },
     user: { type: 'string' },
   },

@@ -1,3 +1,4 @@
+import { MAX_SPEECH_CHARACTERS, SPEECH_SPEED } from '../../../shared/src/native/request-ranges.ts';
 import { nullableFields } from './null-fields.ts';
 
 /** JSON Schemas of the image and speech request bodies (spec); violations answer 422. */
@@ -30,11 +31,11 @@ export const speechRequestSchema = {
   type: 'object',
   required: ['input', 'voice'],
   properties: {
-    input: { type: 'string', minLength: 1, maxLength: 10_000 },
+    input: { type: 'string', minLength: 1, maxLength: MAX_SPEECH_CHARACTERS },
     voice: { type: 'string', minLength: 1, maxLength: 128 },
     model: { type: 'string', minLength: 1 },
     instructions: { type: 'string', maxLength: 4_096 },
-    speed: { type: 'number', minimum: 0.25, maximum: 4 },
+    speed: { type: 'number', minimum: SPEECH_SPEED.min, maximum: SPEECH_SPEED.max },
     // Only MP3 is produced (spec: `audio/mpeg`).
     response_format: { const: 'mp3' },
   },

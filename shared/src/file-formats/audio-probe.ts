@@ -1,7 +1,7 @@
 /**
  * Measures uploaded audio: which container it is and how long it lasts. The measured duration is
- * the billing basis of transcription (per minute), so it comes from the bytes (music-metadata with a
- * full duration scan), never from the client or the upstream.
+ * the billing basis of transcription (per minute), so it comes from the bytes sent (`SentAudio`:
+ * what the file holds, whatever its headers state), never from the client or the upstream.
  *
  * The container is recognised from the content alone. The declared content type is NOT used to
  * choose a parser: given a type, music-metadata forces that parser, which finds "MPEG frames" in
@@ -13,20 +13,20 @@
  * positive duration. Anything else (images, text, empty or random bytes, AIFF, WMA, Matroska…)
  * throws `NotAudioError`, which the api answers with 422.
  *
- * Limits of the measurement, as music-metadata 12.1 reads it: a CBR MP3 (no Xing header) is
- * measured from its size divided by the length of its 4th frame, so at 44.1 kHz, where padded and
- * unpadded frames alternate, it can be off by one byte per frame (0.25 % at 128 kbps, 1 % at
- * 32 kbps); a VBR MP3 from its Xing frame count; an MP4 from its media header. These are values
- * the file states about itself: a crafted file can state less than it holds.
- * An MP3 needs at least 4 frames (about 0.1 s) to be recognised.
+ * music-metadata recognises the container and reads its headers (sample rate, channels, the
+ * duration the file states); the duration billed is `SentAudio`'s, which never trusts a stated
+ * size or duration to be less than the bytes hold. An MP3 needs at least 4 frames (about 0.1 s)
+ * to be recognised.
  */
 import { type IFormat, parseBuffer } from 'music-metadata';
+import type { AudioFormat } from './audio-format.ts';
+import { SentAudio } from './sent-audio.ts';
 
-export type AudioFormat = 'mp3' | 'mpga' | 'aac' | 'wav' | 'ogg' | 'flac' | 'webm' | 'm4a' | 'mp4';
+export type { AudioFormat } from './audio-format.ts';
 
 export interface AudioProbe {
   format: AudioFormat;
-  /** Seconds, > 0: the billing basis of transcription. */
+  /** Seconds of what was sent, > 0: the billing basis of transcription. */
   durationSeconds: number;
   /** The canonical content type of the detected format (what to send upstream). */
   contentType: string;
@@ -112,16 +112,20 @@ async function parse(bytes: Uint8Array, declaredContentType: string | undefined)
  */
 export async function probeAudio(bytes: Uint8Array, declaredContentType?: string): Promise<AudioProbe> {
   if (bytes.length === 0) throw new NotAudioError('unrecognized', 'The file is empty.');
-  return checkAudioFormat(bytes, await parse(bytes, declaredContentType), declaredContentType);
+  const sent = new SentAudio();
+  sent.push(bytes);
+  return checkAudioFormat(bytes, await parse(bytes, declaredContentType), sent, declaredContentType);
 }
 
 /**
  * The verdict on a parsed file: its supported format, audio track and positive duration, or
- * `NotAudioError`. `head` is the file's first bytes (at least 8), for the MP4 family's `ftyp` box.
+ * `NotAudioError`. `head` is the file's first bytes (at least 8), for the MP4 family's `ftyp` box;
+ * `sent` has seen every byte of it.
  */
 export function checkAudioFormat(
   head: Uint8Array,
   format: IFormat,
+  sent: SentAudio,
   declaredContentType?: string,
 ): AudioProbe {
   const detected = formatOf(head, format);
@@ -133,8 +137,10 @@ export function checkAudioFormat(
     );
   }
   if (format.hasAudio !== true) throw new NotAudioError('no_audio_track', 'The file has no audio track.');
-  const duration = format.duration;
-  if (duration === undefined || !Number.isFinite(duration) || duration <= 0) {
+  const measured = sent.seconds(detected, format);
+  if ('problem' in measured) throw new NotAudioError('unsupported_format', measured.problem);
+  const duration = measured.seconds;
+  if (!Number.isFinite(duration) || duration <= 0) {
     throw new NotAudioError('no_duration', 'The duration of the audio could not be measured.');
   }
   const contentType =

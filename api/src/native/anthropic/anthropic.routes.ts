@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { mapAnthropicModel } from '../../../../shared/src/native/anthropic/model-name.ts';
+import { checkMessagesBounds } from '../../../../shared/src/native/anthropic/request-bounds.ts';
 import {
   AnthropicUsageAccumulator,
   anthropicResponseUsage,
@@ -29,16 +30,17 @@ const FORWARDED_RESPONSE_HEADERS = ['request-id'] as const;
  * byte (thinking blocks and their signatures included), billed from the usage it reports.
  */
 export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDeps): Promise<void> {
-  const plans = planCache((request) => {
-    const body = request.body as Buffer;
-    const mapped = mapAnthropicModel(body, deps.catalogue);
-    const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
-    return { mapped, parsed };
-  });
-
   for (const endpoint of ['messages', 'count_tokens'] as const) {
     const path = endpoint === 'messages' ? '/anthropic/v1/messages' : '/anthropic/v1/messages/count_tokens';
+    const plans = planCache((request) => {
+      const body = request.body as Buffer;
+      const mapped = mapAnthropicModel(body, deps.catalogue);
+      const parsed: unknown = JSON.parse(body.toString('utf8'));
+      if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
+      // count_tokens answers no output: free, nothing to bound.
+      const checked = endpoint === 'messages' ? checkMessagesBounds(mapped.model, parsed) : undefined;
+      return { mapped, parsed, checked };
+    });
     app.post(
       path,
       {
@@ -47,14 +49,9 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
             model: (request) => plans.peek(request)?.mapped.model.id,
             estimateMicros: (request) => {
               const plan = plans.peek(request);
-              if (plan === undefined || endpoint === 'count_tokens') return 0n;
-              const maxTokens = plan.parsed.max_tokens;
-              return nativeTokenHold(
-                plan.mapped.model,
-                (request.body as Buffer).length,
-                typeof maxTokens === 'number' && Number.isSafeInteger(maxTokens) ? maxTokens : undefined,
-                deps.billing.calibration,
-              );
+              if (plan?.checked === undefined) return 0n;
+              const bodyBytes = (request.body as Buffer).length;
+              return nativeTokenHold(plan.mapped.model, bodyBytes, plan.checked, deps.billing.calibration);
             },
           },
         },

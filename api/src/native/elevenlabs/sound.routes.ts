@@ -3,7 +3,7 @@ import { boundedHold } from '../../../../shared/src/billing/hold-estimate.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { audioMeterFor } from '../../../../shared/src/native/elevenlabs/audio-duration.ts';
 import { mapSoundModel } from '../../../../shared/src/native/elevenlabs/model-name.ts';
-import { soundUsage } from '../../../../shared/src/native/elevenlabs/usage.ts';
+import { checkSoundBounds, SOUND_SECONDS } from '../../../../shared/src/native/elevenlabs/request-bounds.ts';
 import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
@@ -19,9 +19,6 @@ import {
   singleQueryValue,
 } from './elevenlabs-call.ts';
 
-/** The longest sound effect ElevenLabs makes: what a request that fixes no duration holds. */
-const LONGEST_SOUND_SECONDS = 30;
-
 /**
  * `POST /elevenlabs/v1/sound-generation` (the SDK's `textToSoundEffects.convert`): a JSON body
  * whose `model_id` (default `eleven_text_to_sound_v2`) is mapped, audio back in the query's
@@ -35,11 +32,10 @@ export async function soundRoutes(app: FastifyInstance, deps: NativeDeps): Promi
     const mapped = mapSoundModel(body, deps.catalogue);
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
-    const duration = parsed.duration_seconds;
-    if (typeof duration === 'number' && !Number.isFinite(duration))
-      throw errors.invalidRequest('`duration_seconds` must be a finite number.');
-    const fixed = soundUsage(parsed, undefined);
-    const held = fixed ?? { kind: 'seconds', seconds: LONGEST_SOUND_SECONDS };
+    const seconds = checkSoundBounds(parsed);
+    const fixed = seconds === undefined ? undefined : ({ kind: 'seconds', seconds } as const);
+    // A request that fixes no duration holds the longest sound ElevenLabs makes.
+    const held = fixed ?? { kind: 'seconds', seconds: SOUND_SECONDS.max };
     return {
       mapped,
       parsed,

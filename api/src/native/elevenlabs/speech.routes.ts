@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { boundedHold } from '../../../../shared/src/billing/hold-estimate.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { mapSpeechModel } from '../../../../shared/src/native/elevenlabs/model-name.ts';
+import { checkSpeechBounds } from '../../../../shared/src/native/elevenlabs/request-bounds.ts';
 import { speechUsage } from '../../../../shared/src/native/elevenlabs/usage.ts';
 import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
@@ -40,6 +41,7 @@ export async function speechRoutes(app: FastifyInstance, deps: NativeDeps): Prom
     const mapped = mapSpeechModel(body, deps.catalogue);
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
+    checkSpeechBounds(parsed);
     const usage = speechUsage(parsed);
     return { voiceId, mapped, usage, costMicros: nativeCost(mapped.model, usage) };
   });

@@ -2,8 +2,9 @@
  * A speech-to-text upload as the gateway bills it, read from the multipart body as sent (nothing
  * is re-encoded): the billable options it sets that have no catalogue price, and the seconds of
  * its `file` measured from the bytes (the longer of these and the answer's `audio_duration_secs`
- * is billed). Audio files are measured by music-metadata (`probeAudio`, as `/v1/audio/transcriptions`
- * does), raw PCM (`file_format=pcm_s16le_16`: 16-bit mono at 16 kHz) by its byte rate.
+ * is billed). Audio files are measured by the audio they hold, whatever their headers state
+ * (`probeAudio`, as `/v1/audio/transcriptions` does), raw PCM (`file_format=pcm_s16le_16`: 16-bit
+ * mono at 16 kHz) by its byte rate.
  */
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { NotAudioError, probeAudio } from '../../../../shared/src/file-formats/audio-probe.ts';

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Calibration } from '../../../../shared/src/billing/hold-calibration.ts';
 import { embeddingHold, type HoldEstimate } from '../../../../shared/src/billing/hold-estimate.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
+import type { CheckedOutputBound } from '../../../../shared/src/native/field-bounds.ts';
 import {
   GEMINI_METHODS,
   type GeminiMethod,
@@ -10,6 +11,10 @@ import {
   type MappedGeminiRequest,
   mapGeminiRequest,
 } from '../../../../shared/src/native/google/model-path.ts';
+import {
+  checkEmbedBounds,
+  checkGenerationBounds,
+} from '../../../../shared/src/native/google/request-bounds.ts';
 import {
   embeddingUsage,
   GeminiUsageAccumulator,
@@ -42,6 +47,8 @@ const BAD_KEY_REASON = 'API_KEY_INVALID';
 interface GeminiPlan {
   readonly mapped: MappedGeminiRequest;
   readonly parsed: Readonly<Record<string, unknown>>;
+  /** A generation's checked output bound (none for the other methods). */
+  readonly checked: CheckedOutputBound | undefined;
 }
 
 /**
@@ -72,7 +79,7 @@ function geminiRoute(
     const { model } = request.params as { model: string };
     const mapped = mapGeminiRequest(`/${version}/models/${model}:${method}`, body, deps.catalogue);
     const parsed = parseObject(body);
-    return { mapped, parsed };
+    return { mapped, parsed, checked: checkBounds(method, mapped, parsed) };
   });
   app.post(
     `/gemini/${version}/models/${MODEL_PARAM}::${method}`,
@@ -145,6 +152,22 @@ function geminiOperation(method: GeminiMethod): GenAiOperation {
 }
 
 /**
+ * Checks the body's fields against the gateway's bounds (`NativeFieldError`): a generation's
+ * `generationConfig`, an embedding's texts; countTokens is free, nothing to bound.
+ */
+function checkBounds(
+  method: GeminiMethod,
+  mapped: MappedGeminiRequest,
+  parsed: Readonly<Record<string, unknown>>,
+): CheckedOutputBound | undefined {
+  if (method === 'generateContent' || method === 'streamGenerateContent')
+    return checkGenerationBounds(mapped.model, parsed);
+  if (method === 'embedContent' || method === 'batchEmbedContents')
+    checkEmbedBounds(parsed, method === 'batchEmbedContents');
+  return undefined;
+}
+
+/**
  * The hold of a Gemini call (docs/native.md): a generation holds the body's bytes as input plus
  * `maxOutputTokens` for each of its `candidateCount` answers; an embedding holds its texts, as
  * `/v1/embeddings` does; countTokens is free. A request its plan refuses holds nothing.
@@ -157,24 +180,9 @@ function holdOf(
 ): HoldEstimate | bigint {
   if (plan === undefined || method === 'countTokens') return 0n;
   const { model } = plan.mapped;
-  if (method === 'embedContent' || method === 'batchEmbedContents') {
-    return embeddingHold(model, embeddedTexts(plan.parsed), calibration);
-  }
-  const config = plan.parsed.generationConfig ?? plan.parsed.generation_config;
-  const settings = isObject(config) ? config : {};
-  const maxOutput = settings.maxOutputTokens ?? settings.max_output_tokens;
-  const candidates = settings.candidateCount ?? settings.candidate_count;
-  return nativeTokenHold(
-    model,
-    (request.body as Buffer).length,
-    isCount(maxOutput) ? maxOutput : undefined,
-    calibration,
-    isCount(candidates) ? candidates : 1,
-  );
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+  if (plan.checked !== undefined)
+    return nativeTokenHold(model, (request.body as Buffer).length, plan.checked, calibration);
+  return embeddingHold(model, embeddedTexts(plan.parsed), calibration);
 }
 
 /** The texts an embedContent or batchEmbedContents body embeds (titles included). */

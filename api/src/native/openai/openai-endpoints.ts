@@ -9,6 +9,7 @@ import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts
 import type { Catalogue, CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { refuseUntakenParams } from '../../../../shared/src/native/check-params.ts';
+import type { CheckedOutputBound } from '../../../../shared/src/native/field-bounds.ts';
 import type { MappedRequest } from '../../../../shared/src/native/map-json-model.ts';
 import type { NativeTokenUsage } from '../../../../shared/src/native/native-usage.ts';
 import {
@@ -24,6 +25,11 @@ import {
   mapEmbeddingsModel,
 } from '../../../../shared/src/native/openai/embeddings.ts';
 import { mapResponsesModel } from '../../../../shared/src/native/openai/model-name.ts';
+import {
+  checkChatCompletionsBounds,
+  checkEmbeddingsBounds,
+  checkResponsesBounds,
+} from '../../../../shared/src/native/openai/request-bounds.ts';
 import { ResponsesUsageAccumulator, responsesUsage } from '../../../../shared/src/native/openai/usage.ts';
 import type { UsageAccumulator } from '../../../../shared/src/native/stream/usage-accumulator.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
@@ -37,8 +43,19 @@ export interface OpenAIEndpoint {
   readonly path: string;
   /** The catalogue model the body names, and its body per OpenAI route. */
   map(body: Uint8Array, catalogue: Pick<Catalogue, 'list'>): MappedRequest;
-  /** The hold of a request (docs/native.md, "How a native request is served"). */
-  hold(model: CatalogueModel, bodyBytes: number, body: Body, calibration: Calibration): HoldEstimate;
+  /**
+   * Checks the body's fields against the gateway's bounds (`NativeFieldError`, before anything is
+   * held or sent); what its hold is sized from.
+   */
+  bounds(model: CatalogueModel, body: Body): CheckedOutputBound;
+  /** The hold of a request (docs/native.md, "How a native request is served"), from its checked bounds. */
+  hold(
+    model: CatalogueModel,
+    bodyBytes: number,
+    body: Body,
+    checked: CheckedOutputBound,
+    calibration: Calibration,
+  ): HoldEstimate;
   /** Throws the 400 of a request the model cannot take or the gateway cannot bill, before it is sent. */
   refuse(model: CatalogueModel, body: Body): void;
   /** The usage of a whole answer (its parsed JSON); undefined when it reports none. */
@@ -54,13 +71,14 @@ const STORED_INPUT_FIELDS = ['previous_response_id', 'conversation', 'prompt'] a
 export const RESPONSES_ENDPOINT: OpenAIEndpoint = {
   path: '/responses',
   map: mapResponsesModel,
-  hold(model, bodyBytes, body, calibration) {
+  bounds: checkResponsesBounds,
+  hold(model, bodyBytes, body, checked, calibration) {
     // Input stored at OpenAI (an earlier response, a conversation, a prompt template) can be the
     // whole context window: held as such, so the hold stays a bound of the cost.
     const stored = STORED_INPUT_FIELDS.some((field) => body[field] !== undefined && body[field] !== null);
     const inputBytes =
       stored && model.context_window !== null ? model.context_window * BYTES_PER_TOKEN : bodyBytes;
-    const hold = nativeTokenHold(model, inputBytes, wholeNumber(body.max_output_tokens), calibration);
+    const hold = nativeTokenHold(model, inputBytes, checked, calibration);
     // Stored input is not stated by the request: its hold is an estimate, not a bound to fit.
     return stored ? { ...hold, bounded: false } : hold;
   },
@@ -76,15 +94,10 @@ export const RESPONSES_ENDPOINT: OpenAIEndpoint = {
 export const CHAT_COMPLETIONS_ENDPOINT: OpenAIEndpoint = {
   path: '/chat/completions',
   map: mapChatCompletionsModel,
-  hold(model, bodyBytes, body, calibration) {
+  bounds: checkChatCompletionsBounds,
+  hold(model, bodyBytes, _body, checked, calibration) {
     // As `/v1` chat: per choice its stated output bound or what the model's answers used lately.
-    return nativeTokenHold(
-      model,
-      bodyBytes,
-      wholeNumber(body.max_completion_tokens) ?? wholeNumber(body.max_tokens),
-      calibration,
-      wholeNumber(body.n) ?? 1,
-    );
+    return nativeTokenHold(model, bodyBytes, checked, calibration);
   },
   refuse(model, body) {
     refuseUntakenParams(model, body);
@@ -103,14 +116,19 @@ export const CHAT_COMPLETIONS_ENDPOINT: OpenAIEndpoint = {
 export const EMBEDDINGS_ENDPOINT: OpenAIEndpoint = {
   path: '/embeddings',
   map: mapEmbeddingsModel,
-  hold(model, _bodyBytes, body, calibration) {
+  bounds(_model, body) {
+    checkEmbeddingsBounds(body);
+    return { maxOutputTokens: undefined, choices: 1 };
+  },
+  hold(model, _bodyBytes, body, _checked, calibration) {
     let tokens = INPUT_OVERHEAD_TOKENS;
     for (const bound of embeddingInputTokenBounds(body))
       tokens += Math.min(bound, model.context_window ?? bound);
-    const calibrated = calibratedTokens(tokens, calibration.figures(model.id, 'native', tokens).inputRatio);
+    const figures = calibration.figures(model.id, 'native', tokens);
+    const calibrated = calibratedTokens(tokens, figures.inputRatio);
     const micros = tokenCostMicros(model.pricing, {
       inputTokens: calibrated,
-      cachedInputTokens: 0,
+      cachedInputTokens: Math.floor(calibrated * figures.cachedShare),
       outputTokens: 0,
       reasoningTokens: 0,
     });
@@ -138,9 +156,4 @@ function refuseUnpriced(model: CatalogueModel, parts: readonly string[]): void {
   throw errors.invalidRequest(
     `The gateway cannot bill ${parts.join(', ')} on ${model.id}: the request was not sent.`,
   );
-}
-
-/** A positive whole number from a request field; undefined for anything else (the provider judges it). */
-function wholeNumber(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }

@@ -27,7 +27,7 @@ function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: Open
     const mapped = endpoint.map(body, deps.catalogue);
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
-    return { mapped, parsed };
+    return { mapped, parsed, checked: endpoint.bounds(mapped.model, parsed) };
   });
   app.post(
     `/openai/v1${endpoint.path}`,
@@ -39,7 +39,13 @@ function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: Open
             const plan = plans.peek(request);
             if (plan === undefined) return 0n;
             const bodyBytes = (request.body as Buffer).length;
-            return endpoint.hold(plan.mapped.model, bodyBytes, plan.parsed, deps.billing.calibration);
+            return endpoint.hold(
+              plan.mapped.model,
+              bodyBytes,
+              plan.parsed,
+              plan.checked,
+              deps.billing.calibration,
+            );
           },
         },
       },

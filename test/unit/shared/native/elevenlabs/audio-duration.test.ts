@@ -1,7 +1,8 @@
 import { parseBuffer } from 'music-metadata';
 import { describe, expect, it } from 'vitest';
 import { mp3OfFrames, mp3OfSeconds } from '../../../../../shared/src/file-formats/builders/mp3.ts';
-import { audioMeterFor, parseMp3Header } from '../../../../../shared/src/native/elevenlabs/audio-duration.ts';
+import { parseMp3Header } from '../../../../../shared/src/file-formats/mp3-frames.ts';
+import { audioMeterFor } from '../../../../../shared/src/native/elevenlabs/audio-duration.ts';
 import { chunksOf } from '../chunking.ts';
 
 function measure(format: string | undefined, chunks: readonly Uint8Array[]): number | undefined {
