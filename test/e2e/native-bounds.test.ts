@@ -30,7 +30,7 @@ beforeAll(async () => {
     topUp: 100,
     settings: { monthly_cap: 1, rate_limit: 3000 },
   });
-  funded = await createFundedKey(g.gateway.app, { topUp: 100_000 });
+  funded = await createFundedKey(g.gateway.app, { topUp: 1_000_000 });
 });
 afterAll(async () => {
   expect(await g.gateway.services.billing.checkLedger()).toEqual([]);
