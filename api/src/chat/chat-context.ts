@@ -5,7 +5,7 @@ import type { Config } from '../../../shared/src/config/config.ts';
 import { observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import type { NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
 import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
-import { type AdmissionContext, handHoldTo } from '../admission/admission-context.ts';
+import { type AdmissionContext, queueChargeReplacingHold } from '../admission/admission-context.ts';
 
 /** What the chat and embedding use cases need from the process. */
 export interface ChatDeps {
@@ -26,7 +26,8 @@ export interface ModelCallInput {
 /**
  * Charges a finished request its actual cost (usage × price) once, replacing its hold. The charge is
  * queued for the next settlement batch: the answer does not wait for the store, and the hold stays
- * until the charge counts (it is handed to the settlement: the request no longer releases it).
+ * until the charge counts (once queued it is handed to the settlement: the request no longer
+ * releases it; a charge refused at once leaves it the request's, released when the response ends).
  * Callers wait only when the backlog of unwritten charges is over its high-water mark. `provider`
  * served the request.
  */
@@ -54,15 +55,15 @@ export async function settleCost(
   costMicros: bigint,
   tokens: { readonly inputTokens: number; readonly outputTokens: number },
 ): Promise<void> {
-  // Set before waiting: from here on the hold belongs to the settlement, never to a release.
-  handHoldTo(admission, 'settlement');
-  // Resolves at once unless the settlement backlog is over its high-water mark (backpressure).
-  await deps.billing.settleDeferred({
-    requestId: admission.holdId,
-    accountId: admission.key.accountId,
-    keyId: admission.key.id,
-    model: modelId,
-    costMicros,
-    usage: { inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens },
-  });
+  // The hold goes to the settlement once its charge is queued, before the wait for backpressure.
+  await queueChargeReplacingHold(admission, () =>
+    deps.billing.settleDeferred({
+      requestId: admission.holdId,
+      accountId: admission.key.accountId,
+      keyId: admission.key.id,
+      model: modelId,
+      costMicros,
+      usage: { inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens },
+    }),
+  );
 }
