@@ -418,10 +418,50 @@ function isAddressOrRange(value: string): boolean {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** The variables that name the durable store, and the log level. */
+const storeSchema = envSchema.pick({
+  LOG_LEVEL: true,
+  MONGO_URL: true,
+  MONGO_DB: true,
+  MONGO_SERVER_SELECTION_TIMEOUT_MS: true,
+  SQLITE_PATH: true,
+  SQLITE_BUSY_TIMEOUT_MS: true,
+});
+
+/** What a tool that only reads the durable store needs (`npm run ledger:check`): no Redis, no S3. */
+export interface StoreToolConfig {
+  readonly logLevel: Config['logLevel'];
+  readonly store: StoreConfig;
+}
+
+/** Parses only the store's variables (and the log level), or throws ConfigError listing the bad ones. */
+export function loadStoreToolConfig(env: Env): StoreToolConfig {
+  const present = presentVariables(env);
+  const parsed = storeSchema.safeParse(present);
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, present)));
+  return deepFreeze({ logLevel: parsed.data.LOG_LEVEL, store: storeOf(parsed.data) });
+}
+
+function storeOf(e: z.infer<typeof storeSchema>): StoreConfig {
+  if (e.MONGO_URL === undefined)
+    return { kind: 'sqlite', path: e.SQLITE_PATH, busyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS };
+  return {
+    kind: 'mongodb',
+    url: e.MONGO_URL,
+    database: e.MONGO_DB,
+    serverSelectionTimeoutMs: e.MONGO_SERVER_SELECTION_TIMEOUT_MS,
+  };
+}
+
+/** The variables that are set: empty strings mean "not set", as in most .env tooling. */
+function presentVariables(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+}
+
 /** Parses the environment into a frozen Config, or throws ConfigError listing every bad variable. */
 export function loadConfig(env: Env): Config {
-  // Empty strings mean "not set", as in most .env tooling.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const present = presentVariables(env);
   const parsed = envSchema.safeParse(present);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, present));
   if (present.HOLD_TTL_MS !== undefined) {
@@ -446,15 +486,7 @@ export function loadConfig(env: Env): Config {
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     redis: { url: e.REDIS_URL },
-    store:
-      e.MONGO_URL === undefined
-        ? { kind: 'sqlite', path: e.SQLITE_PATH, busyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS }
-        : {
-            kind: 'mongodb',
-            url: e.MONGO_URL,
-            database: e.MONGO_DB,
-            serverSelectionTimeoutMs: e.MONGO_SERVER_SELECTION_TIMEOUT_MS,
-          },
+    store: storeOf(e),
     s3: {
       endpoint: e.S3_ENDPOINT,
       region: e.S3_REGION,
