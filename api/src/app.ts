@@ -9,6 +9,7 @@ import type { Catalogue } from '../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
+import { inFlightGraceMs } from '../../shared/src/runtime/shutdown.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
 import { registerOpenApi } from './openapi/openapi.ts';
@@ -22,6 +23,7 @@ import {
 import { consoleStatic } from './plugins/console-static.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { registerFieldValidation } from './plugins/field-validation.ts';
+import { registerGracefulStop } from './plugins/graceful-stop.ts';
 import { registerObservability } from './plugins/observability.ts';
 import { generateRequestId, registerRequestContext } from './plugins/request-context.ts';
 import { requestLoggerFactory } from './plugins/request-logger.ts';
@@ -107,6 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any plugin: every JSON body of every route is depth-bounded (400 above the bound).
   registerJsonBodyParser(app);
   registerErrorHandling(app);
+  // What is still in flight when `close` is called ends before the stop budget runs out.
+  registerGracefulStop(app, { graceMs: inFlightGraceMs(deps.config.shutdownTimeoutMs) });
   // --- error envelope, body deadline and CORS (client-errors.ts, body-read-deadline.ts) ---
   registerRequestGate(app);
   registerProtocolAnswers(app);

@@ -9,7 +9,7 @@ import { type AdmissionContext, queueChargeReplacingHold } from '../admission/ad
 
 /** What the chat and embedding use cases need from the process. */
 export interface ChatDeps {
-  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams'>;
+  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'streamDrainMs'>;
   readonly client: UpstreamClient;
   readonly billing: Pick<Billing, 'settleDeferred'>;
   readonly now: () => Date;
@@ -19,7 +19,7 @@ export interface ChatDeps {
 export interface ModelCallInput {
   readonly model: CatalogueModel;
   readonly admission: AdmissionContext;
-  /** Aborted when the client goes away: the upstream call is cancelled at once. */
+  /** Aborted when the client goes away or the api stops (`answerSignal`): the call is cancelled. */
   readonly signal: AbortSignal;
 }
 

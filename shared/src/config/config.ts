@@ -13,7 +13,17 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * How long a process may take to stop on SIGTERM/SIGINT before it exits 1. Work in flight may run
+   * on until a reserve before its end (`inFlightGraceMs`); then what is left is ended
+   * (docs/reliability.md, "Stopping").
+   */
   readonly shutdownTimeoutMs: number;
+  /**
+   * How long a stream whose client left after output keeps reading its upstream, for the usage
+   * the upstream reports at its end (docs/chat.md, "A client that leaves").
+   */
+  readonly streamDrainMs: number;
   /** Largest JSON request body accepted (413 above it). */
   readonly maxBodyBytes: number;
   /** Longest silence between two chunks of a request body being read (then 408, connection closed). */
@@ -241,6 +251,7 @@ const envSchema = z.object({
   PORT: int(1, 65535).default(8080),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  STREAM_DRAIN_MS: int(0, 120_000).default(5_000),
   MAX_BODY_BYTES: int(1_024, 100 * 1024 * 1024).default(8 * 1024 * 1024),
   BODY_READ_TIMEOUT_MS: int(100, 600_000).default(30_000),
   HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
@@ -481,6 +492,7 @@ export function loadConfig(env: Env): Config {
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    streamDrainMs: e.STREAM_DRAIN_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     bodyReadTimeoutMs: e.BODY_READ_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

@@ -8,7 +8,7 @@ import {
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
-import { clientGoneSignal } from '../../chat/client-gone.ts';
+import { answerSignal } from '../../streaming/answer-signal.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { nativeTokenHoldMicros, planCache } from '../native-plan.ts';
@@ -67,7 +67,7 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
             `The gateway cannot bill ${unpriced.join(', ')} on ${mapped.model.id}: the request was not sent.`,
           );
         }
-        const signal = clientGoneSignal(reply);
+        const signal = answerSignal(reply);
         const forwarded: Record<string, string> = {};
         for (const name of FORWARDED_REQUEST_HEADERS) {
           const value = request.headers[name];

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import type { MappedRequest } from '../../../../shared/src/native/map-json-model.ts';
-import { clientGoneSignal } from '../../chat/client-gone.ts';
+import { answerSignal } from '../../streaming/answer-signal.ts';
 import { forwardNative, type NativeAnswer, type NativeRejection } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { nativeTargets } from '../native-targets.ts';
@@ -65,7 +65,7 @@ export async function forwardElevenLabs(
   reply: FastifyReply,
   call: ElevenLabsCall,
 ): Promise<{ result: NativeAnswer | NativeRejection; signal: AbortSignal }> {
-  const signal = clientGoneSignal(reply);
+  const signal = answerSignal(reply);
   const query = upstreamQuery(request.url);
   const result = await forwardNative(deps.client, {
     operation: 'generate_content',

@@ -19,7 +19,7 @@ import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-req
 import type { GenAiOperation } from '../../../../shared/src/observability/semantic-attributes.ts';
 import type { AdmittedRequest } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
-import { clientGoneSignal } from '../../chat/client-gone.ts';
+import { answerSignal } from '../../streaming/answer-signal.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { nativeTokenHoldMicros, planCache } from '../native-plan.ts';
@@ -89,7 +89,7 @@ function geminiRoute(
       const search = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
       checkQuery(method, search);
       refuseUnpriced(method, mapped, parsed);
-      const signal = clientGoneSignal(reply);
+      const signal = answerSignal(reply);
       const query = geminiUpstreamQuery(search);
       const result = await forwardNative(deps.client, {
         operation: geminiOperation(method),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
-import { clientGoneSignal } from '../../chat/client-gone.ts';
+import { answerSignal } from '../../streaming/answer-signal.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { planCache } from '../native-plan.ts';
@@ -47,7 +47,7 @@ function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: Open
       const admission = requireAdmission(request);
       const { mapped, parsed } = plans.require(request);
       endpoint.refuse(mapped.model, parsed);
-      const signal = clientGoneSignal(reply);
+      const signal = answerSignal(reply);
       const result = await forwardNative(deps.client, {
         operation: endpoint.path === '/embeddings' ? 'embeddings' : 'chat',
         targets: nativeTargets(deps.config, mapped.routes),

@@ -89,6 +89,7 @@ function inputFor(modelId: string, request: Partial<ChatRequest> = {}): Complete
     requestId: 'req_1',
     signal: new AbortController().signal,
     receivedAt: performance.now(),
+    stopping: new AbortController().signal,
   };
 }
 
@@ -139,12 +140,16 @@ describe('chat use cases over a demo route', () => {
     expect(charged[0]?.costMicros).toBe(tokenCostMicros(input.model.pricing, expected.usage));
   });
 
-  it('charge nothing when the client leaves a demo stream before its end', async () => {
+  it('charge a demo stream whose client leaves after output in full: it is read on to its end', async () => {
     const { deps, charged } = setup();
-    const stream = await openChatStream(deps, inputFor('demo/chat', { stream: true }));
+    const input = inputFor('demo/chat', { stream: true });
+    const stream = await openChatStream(deps, input);
     await stream.next();
     await stream.return(undefined);
-    expect(charged).toEqual([]);
+    const expected = demoChat.stream(input.request);
+    expect(charged.map((charge) => charge.costMicros)).toEqual([
+      tokenCostMicros(input.model.pricing, expected.usage),
+    ]);
   });
 
   it("embed with the simulator's vectors", async () => {
