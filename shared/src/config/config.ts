@@ -138,6 +138,11 @@ export interface MediaConfig {
   readonly defaultSttModel: string;
   /** How long the api waits for an image, speech or transcription job before answering an error. */
   readonly waitTimeoutMs: number;
+  /**
+   * The lease a waiting api holds on its synchronous job in Redis, renewed while it waits: a worker
+   * runs the job only while it is held, so a job whose api is gone is not run (docs/media.md).
+   */
+  readonly waiterLeaseMs: number;
   /** Largest image the worker also hands to the waiting api through Redis (0: none; S3 then). */
   readonly handoffMaxBytes: number;
   /** A video render still running this long after submission is given up (failed, not charged). */
@@ -326,6 +331,7 @@ const envSchema = z.object({
   DEFAULT_TTS_MODEL: z.string().trim().min(1).default('openai/gpt-4o-mini-tts'),
   DEFAULT_STT_MODEL: z.string().trim().min(1).default('openai/whisper-1'),
   MEDIA_WAIT_TIMEOUT_MS: int(100, 900_000).default(120_000),
+  MEDIA_WAITER_LEASE_MS: int(300, 600_000).default(10_000),
   MEDIA_HANDOFF_MAX_BYTES: int(0, 64 * 1024 * 1024).default(4 * 1024 * 1024),
   VIDEO_DEADLINE_MS: int(1_000, 24 * 3600 * 1000).default(30 * 60 * 1000),
   VIDEO_POLL_INTERVAL_MS: int(10, 600_000).default(5_000),
@@ -547,6 +553,7 @@ export function loadConfig(env: Env): Config {
       defaultTtsModel: e.DEFAULT_TTS_MODEL,
       defaultSttModel: e.DEFAULT_STT_MODEL,
       waitTimeoutMs: e.MEDIA_WAIT_TIMEOUT_MS,
+      waiterLeaseMs: e.MEDIA_WAITER_LEASE_MS,
       handoffMaxBytes: e.MEDIA_HANDOFF_MAX_BYTES,
       videoDeadlineMs: e.VIDEO_DEADLINE_MS,
       videoPollIntervalMs: e.VIDEO_POLL_INTERVAL_MS,

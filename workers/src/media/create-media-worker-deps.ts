@@ -5,6 +5,7 @@ import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
+import { WaiterLeases } from '../../../shared/src/media-jobs/waiter-lease.ts';
 import type { Connections } from '../../../shared/src/runtime/connections.ts';
 import { installSecretScrubber } from '../../../shared/src/upstream/secret-scrubber.ts';
 import { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
@@ -26,6 +27,10 @@ export function createMediaWorkerDeps(
     jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),
     handoff: configuredMediaHandoff(connections.redis, config, logger),
+    waiters: new WaiterLeases(connections.redis, {
+      prefix: config.queues.prefix,
+      leaseMs: config.media.waiterLeaseMs,
+    }),
     billing,
     client,
     catalogue,
