@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 
 /** After the stop, how long answers have to end before the connections still open are cut. */
 const CUT_AFTER_STOP_MS = 1_000;
+/** While closing, how often connections that became idle are closed. */
+const IDLE_SWEEP_MS = 100;
 
 /**
  * The api's graceful stop (docs/reliability.md, "Stopping"). `app.close()` takes no new request
@@ -20,6 +22,9 @@ export function registerGracefulStop(app: FastifyInstance, options: { readonly g
     timers.push(
       setTimeout(stop, options.graceMs),
       setTimeout(() => app.server.closeAllConnections(), options.graceMs + CUT_AFTER_STOP_MS),
+      // A keep-alive connection whose answer ended after the close began would hold the close
+      // until its idle timeout: each one is closed as soon as it is idle.
+      setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS),
     );
     for (const timer of timers) timer.unref();
     done();

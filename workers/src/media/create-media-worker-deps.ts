@@ -7,9 +7,13 @@ import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-han
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import { WaiterLeases } from '../../../shared/src/media-jobs/waiter-lease.ts';
 import type { Connections } from '../../../shared/src/runtime/connections.ts';
+import { withinMs } from '../../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../../shared/src/upstream/secret-scrubber.ts';
 import { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
+
+/** How long closing waits for the upstream calls still running (those of jobs left unfinished). */
+const CLIENT_CLOSE_MS = 500;
 
 /** Wires the media processors' dependencies over a worker process's connections; `close` undoes it. */
 export function createMediaWorkerDeps(
@@ -45,7 +49,8 @@ export function createMediaWorkerDeps(
       stopRecovery();
       // Video charges settle here: what a settlement left to finish is written before the exit.
       await billing.close();
-      await client.close();
+      // Calls of jobs the stop left unfinished are not waited for: their jobs are rerun elsewhere.
+      await withinMs(client.close(), CLIENT_CLOSE_MS);
     },
   };
 }
