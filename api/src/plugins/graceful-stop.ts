@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 
 /** After the stop, how long answers have to end before the connections still open are cut. */
@@ -15,6 +16,8 @@ const IDLE_SWEEP_MS = 100;
  */
 export function registerGracefulStop(app: FastifyInstance, options: { readonly graceMs: number }): void {
   const controller = new AbortController();
+  // Every request in flight listens to it (answer-signal.ts) until it ends: no leak to warn about.
+  setMaxListeners(0, controller.signal);
   app.decorate('stopping', controller.signal);
   const timers: NodeJS.Timeout[] = [];
   app.addHook('preClose', (done) => {
