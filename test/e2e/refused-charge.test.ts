@@ -5,27 +5,13 @@
  * Every caller that hands a hold to the settlement: `/v1` chat (whole and streamed), embeddings and
  * a native route; media is covered by test/unit/api/use-cases/run-sync-job.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { billingKeys } from '../../shared/src/billing/redis-keys.ts';
-import {
-  type FundedClient,
-  type GatewayWithFakes,
-  rawPost,
-  startGatewayWithFakes,
-} from '../helpers/gateway-with-fakes.ts';
+import { rawPost, useGatewayWithFakes } from '../helpers/gateway-with-fakes.ts';
 
-let g: GatewayWithFakes;
-let funded: FundedClient;
-
-beforeAll(async () => {
-  g = await startGatewayWithFakes();
-  funded = await g.fundedClient();
-  // From here every charge is refused at once, as while the api closes.
-  await g.gateway.services.billing.close();
-});
-afterAll(async () => {
-  await g.close();
-});
+const { g, funded } = useGatewayWithFakes();
+// After the gateway's own set-up: from here every charge is refused at once, as while the api closes.
+beforeAll(() => g.gateway.services.billing.close());
 
 /** Holds of the account still in Redis (live or not yet swept). */
 async function holdsLeft(accountId: string): Promise<number> {

@@ -6,15 +6,10 @@
  * answers the waiting media requests 503 with `Retry-After` in the spec's envelope, charges none
  * of them, and exits 0; so does the worker, its unfinished jobs left to the next worker.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../infra/local-services/free-port.ts';
 import { billingKeys } from '../../../shared/src/billing/redis-keys.ts';
-import { loadConfig } from '../../../shared/src/config/config.ts';
-import {
-  type Connections,
-  closeConnections,
-  openConnections,
-} from '../../../shared/src/runtime/connections.ts';
+import { type Connections, closeConnections } from '../../../shared/src/runtime/connections.ts';
 import {
   ANTHROPIC_FAKE_KEY,
   type AnthropicUpstream,
@@ -24,16 +19,21 @@ import { type GeminiUpstream, startGeminiUpstream } from '../../fakes/gemini-ups
 import { type OpenAIMediaUpstream, startOpenAIMediaUpstream } from '../../fakes/openai-media-upstream.ts';
 import { DEFAULT_FAKE_KEY } from '../../fakes/openai-upstream.ts';
 import { TEST_ADMIN_TOKEN } from '../../helpers/admin-client.ts';
-import { adminPost, startApiProcess } from '../../helpers/api-process.ts';
-import { captureLogger } from '../../helpers/capture-logger.ts';
-import { type SpawnedEntry, spawnEntry } from '../../helpers/spawn-entry.ts';
+import {
+  fundedProcessKey,
+  openStoreConnections,
+  startApiProcess,
+  useSpawnedProcesses,
+} from '../../helpers/api-process.ts';
+import { waitUntil } from '../../helpers/media-gateway.ts';
+import { spawnEntry } from '../../helpers/spawn-entry.ts';
 import { testEnvironment } from '../../helpers/test-config.ts';
 
 const GEMINI_KEY = 'test-gemini-key';
 /** The stop budget: work in flight runs on for its first half (it is under 10 s), then is ended. */
 const BUDGET_MS = 4_000;
 
-const running: SpawnedEntry[] = [];
+const running = useSpawnedProcesses();
 let media: OpenAIMediaUpstream;
 let anthropic: AnthropicUpstream;
 let gemini: GeminiUpstream;
@@ -58,19 +58,13 @@ beforeAll(async () => {
     GOOGLE_API_KEY: GEMINI_KEY,
     WORKER_QUEUES: 'image,speech',
   });
-  connections = await openConnections(loadConfig(env), 'test', captureLogger('silent').logger);
-});
-
-afterEach(() => {
-  for (const spawned of running.splice(0)) spawned.child.kill('SIGKILL');
+  connections = await openStoreConnections(env);
 });
 
 afterAll(async () => {
   await closeConnections(connections);
   await Promise.all([media.close(), anthropic.close(), gemini.close()]);
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A streamed answer read as it comes: its text so far, and a promise of all of it. */
 async function openStream(url: string, headers: Record<string, string>, body: unknown) {
@@ -93,14 +87,6 @@ async function openStream(url: string, headers: Record<string, string>, body: un
   return { state, whole };
 }
 
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
-
 const dataOf = (text: string) =>
   text
     .split('\n')
@@ -115,11 +101,7 @@ describe('SIGINT with streams open and media requests waiting', () => {
     const worker = spawnEntry('workers/src/main.ts', env);
     running.push(worker);
     await worker.waitFor(/worker ready/);
-    const account = await adminPost<{ id: string }>(origin, '/accounts', { email: 'stop@example.test' });
-    await adminPost(origin, `/accounts/${account.id}/topups`, { amount: 1_000_000 });
-    const { key } = await adminPost<{ key: string }>(origin, `/accounts/${account.id}/keys`, {
-      rate_limit: 3000,
-    });
+    const { accountId, key } = await fundedProcessKey(origin, 'stop@example.test');
     const bearer = { authorization: `Bearer ${key}` };
 
     // Streams that never end on their own, and media jobs that outlast the budget.
@@ -150,10 +132,10 @@ describe('SIGINT with streams open and media requests waiting', () => {
       });
     const image = post('/v1/images/generations', { model: 'openai/gpt-image-1', prompt: 'a cat', n: 1 });
     const speech = post('/v1/audio/speech', { model: 'openai/tts-1', voice: 'alloy', input: 'Hello there.' });
-    await until(() => v1.state.text.includes('Echo'), 10_000);
-    await until(() => native.state.text.includes('content_block_delta'), 10_000);
-    await until(() => geminiStream.state.text.includes('data: '), 10_000);
-    await until(() => media.requests.length === 2, 15_000);
+    await waitUntil(() => v1.state.text.includes('Echo'), 10_000);
+    await waitUntil(() => native.state.text.includes('content_block_delta'), 10_000);
+    await waitUntil(() => geminiStream.state.text.includes('data: '), 10_000);
+    await waitUntil(() => media.requests.length === 2, 15_000);
 
     const stoppedAt = Date.now();
     api.child.kill('SIGINT');
@@ -185,10 +167,10 @@ describe('SIGINT with streams open and media requests waiting', () => {
       });
     }
 
-    expect(await connections.store.money.listLedger(account.id, { limit: 10, kind: 'charge' })).toEqual([]);
-    const holds = billingKeys(`${env.QUEUE_PREFIX}:billing:`).walletHolds(account.id);
+    expect(await connections.store.money.listLedger(accountId, { limit: 10, kind: 'charge' })).toEqual([]);
+    const holds = billingKeys(`${env.QUEUE_PREFIX}:billing:`).walletHolds(accountId);
     expect(await connections.redis.zcount(holds.expiries, `(${Date.now()}`, '+inf')).toBe(0);
-    const jobs = await connections.store.mediaJobs.listOwned(account.id, 'image', 10);
+    const jobs = await connections.store.mediaJobs.listOwned(accountId, 'image', 10);
     expect(jobs.map((job) => job.status)).toEqual(['cancelled']);
   });
 });

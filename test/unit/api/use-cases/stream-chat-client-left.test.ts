@@ -4,17 +4,16 @@
  * arrives read by read, stalls until its call is aborted, or fails, and records that abort.
  */
 import { describe, expect, it } from 'vitest';
-import type { AdmissionContext } from '../../../../api/src/admission/admission-context.ts';
-import type { ChatDeps } from '../../../../api/src/chat/chat-context.ts';
 import type { CompleteChatInput } from '../../../../api/src/use-cases/complete-chat.ts';
 import { openChatStream } from '../../../../api/src/use-cases/stream-chat.ts';
-import type { ResolvedKey } from '../../../../shared/src/accounts/key-cache.ts';
 import { jsonCharacterCount } from '../../../../shared/src/billing/hold-estimate.ts';
 import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
 import type { CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';
 import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
 import { loadConfig } from '../../../../shared/src/config/config.ts';
 import type { UpstreamClient, UpstreamResponse } from '../../../../shared/src/upstream/upstream-client.ts';
+import { chargeRecordingDeps, heldAdmission } from '../../../helpers/chat-use-case-fixture.ts';
+import { OPENAI_STOP, OPENAI_USAGE, openaiDelta, openaiSse } from '../../../helpers/openai-chat-chunks.ts';
 
 const DRAIN_MS = 150;
 const config = loadConfig({
@@ -25,25 +24,7 @@ const config = loadConfig({
 });
 const model = loadCatalogue().get('openai/gpt-4o-mini') as CatalogueModel;
 
-const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
-const delta = (content: string) =>
-  sse({
-    id: 'c1',
-    object: 'chat.completion.chunk',
-    choices: [{ index: 0, delta: { content }, finish_reason: null }],
-  });
-const STOP = sse({
-  id: 'c1',
-  object: 'chat.completion.chunk',
-  choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
-});
-const USAGE = sse({
-  id: 'c1',
-  object: 'chat.completion.chunk',
-  choices: [],
-  usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
-});
-const FAILURE = sse({ error: { message: 'overloaded', type: 'server_error', code: null } });
+const FAILURE = openaiSse({ error: { message: 'overloaded', type: 'server_error', code: null } });
 const REPORTED = { inputTokens: 7, cachedInputTokens: 0, outputTokens: 3, reasoningTokens: 0 };
 
 /** A read of the upstream body: text, a pause before the next, or a stall until the call is aborted. */
@@ -85,26 +66,9 @@ function waitOrAbort(ms: number | undefined, signal: AbortSignal): Promise<void>
 
 function setup(reads: readonly Read[]) {
   const { client, state } = upstream(reads);
-  const charged: Array<{ costMicros: bigint; usage: unknown }> = [];
-  const deps: ChatDeps = {
-    config,
-    client,
-    billing: {
-      settleDeferred: async ({ costMicros, usage }) => {
-        charged.push({ costMicros, usage });
-      },
-    },
-    now: () => new Date('2026-01-01T00:00:00Z'),
-  };
+  const { deps, charged } = chargeRecordingDeps(config, client);
   const client$ = new AbortController();
   const stop = new AbortController();
-  const admission: AdmissionContext = {
-    key: { id: 'key_1', accountId: 'acct_1' } as ResolvedKey,
-    holdId: 'req_1',
-    estimateMicros: 1_000n,
-    rateLimit: { limit: 60, remaining: 59 },
-    holdOwner: 'request',
-  };
   const input: CompleteChatInput = {
     request: {
       model: model.id,
@@ -112,7 +76,7 @@ function setup(reads: readonly Read[]) {
       stream: true,
     },
     model,
-    admission,
+    admission: heldAdmission(),
     requestId: 'req_1',
     signal: client$.signal,
     receivedAt: performance.now(),
@@ -142,7 +106,13 @@ const costOf = (usage: typeof REPORTED) => tokenCostMicros(model.pricing, usage)
 
 describe('a stream whose client leaves after output', () => {
   it('reads the upstream on to its usage and charges it, once', async () => {
-    const t = setup([delta('Wa'), delta('ves.'), { pauseMs: 40 }, STOP + USAGE, 'data: [DONE]\n\n']);
+    const t = setup([
+      openaiDelta('Wa'),
+      openaiDelta('ves.'),
+      { pauseMs: 40 },
+      OPENAI_STOP + OPENAI_USAGE,
+      'data: [DONE]\n\n',
+    ]);
     const read = await readThenLeave(await openChatStream(t.deps, t.input), 2, t.leave);
     expect(read.join('')).toContain('ves.');
     expect(t.charged).toEqual([{ costMicros: costOf(REPORTED), usage: { inputTokens: 7, outputTokens: 3 } }]);
@@ -150,7 +120,7 @@ describe('a stream whose client leaves after output', () => {
   });
 
   it('cuts an upstream that does not end within STREAM_DRAIN_MS and charges what was read', async () => {
-    const t = setup([delta('Waves and '), delta('more waves.'), 'stall']);
+    const t = setup([openaiDelta('Waves and '), openaiDelta('more waves.'), 'stall']);
     const started = Date.now();
     await readThenLeave(await openChatStream(t.deps, t.input), 2, t.leave);
     expect(Date.now() - started).toBeGreaterThanOrEqual(DRAIN_MS - 20);
@@ -165,13 +135,13 @@ describe('a stream whose client leaves after output', () => {
   });
 
   it('charges nothing when the upstream fails after the client left', async () => {
-    const t = setup([delta('Waves'), { pauseMs: 30 }, FAILURE]);
+    const t = setup([openaiDelta('Waves'), { pauseMs: 30 }, FAILURE]);
     await readThenLeave(await openChatStream(t.deps, t.input), 1, t.leave);
     expect(t.charged).toEqual([]);
   });
 
   it('is cut at once by the api stopping, and charged what was read', async () => {
-    const t = setup([delta('Waves'), 'stall']);
+    const t = setup([openaiDelta('Waves'), 'stall']);
     const stream = await openChatStream(t.deps, t.input);
     await stream.next();
     t.leave();
@@ -185,7 +155,7 @@ describe('a stream whose client leaves after output', () => {
 
 describe('a stream whose client leaves before any output', () => {
   it('aborts the upstream at once and charges nothing it did not report', async () => {
-    const t = setup([{ pauseMs: 30 }, delta('Waves'), STOP + USAGE]);
+    const t = setup([{ pauseMs: 30 }, openaiDelta('Waves'), OPENAI_STOP + OPENAI_USAGE]);
     const stream = await openChatStream(t.deps, t.input);
     const first = stream.next();
     t.leave();
@@ -198,7 +168,7 @@ describe('a stream whose client leaves before any output', () => {
 
 describe('a stream open when the api stops', () => {
   it('ends with a 503 error event and [DONE], the upstream cut, nothing charged', async () => {
-    const t = setup([delta('Waves'), 'stall']);
+    const t = setup([openaiDelta('Waves'), 'stall']);
     const stream = await openChatStream(t.deps, t.input);
     const writes = [(await stream.next()).value];
     const next = stream.next();
