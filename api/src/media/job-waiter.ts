@@ -120,7 +120,11 @@ export class JobWaiter {
       if (job?.status === 'queued' && Date.now() - queuedAt >= REQUEUE_AFTER_MS) {
         queuedAt = Date.now();
         // A failure (Redis still down) is tried again at the next interval, within the deadline.
-        await request.start().catch(() => undefined);
+        // The lease first: Redis lost the queue entry, and may have lost the lease with it.
+        await this.#leases
+          .hold(jobId)
+          .then(() => request.start())
+          .catch(() => undefined);
       }
       const woke = await next.signalled;
       hint = woke.hint;

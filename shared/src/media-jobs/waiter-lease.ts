@@ -25,7 +25,7 @@ export class WaiterLeases implements WaiterCheck {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #leaseMs: number;
-  readonly #held = new Set<string>();
+  readonly #waiting = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
 
   constructor(redis: Redis, options: WaiterLeaseOptions) {
@@ -37,18 +37,25 @@ export class WaiterLeases implements WaiterCheck {
   /** Takes the lease of `jobId` (before its job is queued); renewed until `release`. */
   async hold(jobId: string): Promise<void> {
     await this.#redis.set(this.#key(jobId), '1', 'PX', this.#leaseMs);
-    this.#held.add(jobId);
+    this.#waiting.add(jobId);
     this.#startRenewing();
   }
 
   /** The wait ended: the lease goes (it lapses on its own should Redis not answer). */
   async release(jobId: string): Promise<void> {
-    this.#held.delete(jobId);
+    this.#waiting.delete(jobId);
     await this.#redis.del(this.#key(jobId)).catch(() => undefined);
   }
 
+  /**
+   * Whether an api waits for the job. A lease found missing is looked for once more two renewal
+   * intervals later: Redis may have lost it (restarted empty) while its api lives on, and a live
+   * api puts it back at its next renewal. Only a lease still missing then means nobody waits.
+   */
   async isAwaited(jobId: string): Promise<boolean> {
-    return (await this.#redis.exists(this.#key(jobId))) === 1;
+    if (await this.#held(jobId)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 2 * this.#renewEveryMs));
+    return this.#held(jobId);
   }
 
   /** Stops renewing: the leases still held lapse within a lease. */
@@ -57,17 +64,25 @@ export class WaiterLeases implements WaiterCheck {
     this.#timer = null;
   }
 
+  get #renewEveryMs(): number {
+    return Math.max(1, Math.floor(this.#leaseMs / 3));
+  }
+
+  async #held(jobId: string): Promise<boolean> {
+    return (await this.#redis.exists(this.#key(jobId))) === 1;
+  }
+
   #startRenewing(): void {
     if (this.#timer !== null) return;
-    this.#timer = setInterval(() => void this.#renew(), Math.max(1, Math.floor(this.#leaseMs / 3)));
+    this.#timer = setInterval(() => void this.#renew(), this.#renewEveryMs);
     // The loop never keeps a process alive.
     this.#timer.unref();
   }
 
   async #renew(): Promise<void> {
-    if (this.#held.size === 0) return;
+    if (this.#waiting.size === 0) return;
     const pipeline = this.#redis.pipeline();
-    for (const jobId of this.#held) pipeline.set(this.#key(jobId), '1', 'PX', this.#leaseMs);
+    for (const jobId of this.#waiting) pipeline.set(this.#key(jobId), '1', 'PX', this.#leaseMs);
     // A failed renewal is tried again at the next interval; a lease missed longer lapses.
     await pipeline.exec().catch(() => undefined);
   }

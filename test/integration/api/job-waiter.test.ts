@@ -211,4 +211,21 @@ describe('JobWaiter', () => {
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 100));
     expect(await leases.isAwaited('w8')).toBe(false);
   });
+
+  it('a lease Redis lost while its api waits is back by the time a worker has looked twice', async () => {
+    const controller = new AbortController();
+    const outcome = waiter.waitForEnd('w9', {
+      start: async () => undefined,
+      read: async () => job('w9', 'running'),
+      timeoutMs: 10_000,
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Redis restarted empty, say: the lease is gone, its api is not.
+    await commands.del(`${prefix}:media-waiter:w9`);
+    const worker = new WaiterLeases(commands, { prefix, leaseMs: LEASE_MS });
+    expect(await worker.isAwaited('w9')).toBe(true);
+    controller.abort();
+    await outcome;
+  });
 });
