@@ -1,6 +1,7 @@
 import { jsonCharacterCount } from '../../../shared/src/billing/hold-estimate.ts';
 import type { ChatStream } from '../../../shared/src/providers/chat-route.ts';
 import type { ChatChunk, ChatRequest, NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
+import { closeIterator } from '../streaming/close-iterator.ts';
 import type { StreamCallSignal } from '../streaming/stream-call-signal.ts';
 
 /**
@@ -48,7 +49,7 @@ export async function drainRest<E>(
   } catch {
     return call.cut === undefined ? 'failed' : 'cut';
   } finally {
-    await Promise.resolve(batches.return?.()).catch(() => undefined);
+    await closeIterator(batches);
   }
 }
 

@@ -5,6 +5,7 @@ import { cutStreamUsage } from '../../../shared/src/native/stream/cut-usage.ts';
 import type { StreamProtocol } from '../../../shared/src/native/stream/stream-protocol.ts';
 import type { StreamUsage, UsageAccumulator } from '../../../shared/src/native/stream/usage-accumulator.ts';
 import { observeTimeToFirstToken } from '../../../shared/src/observability/http-metrics.ts';
+import { closeIterator } from '../streaming/close-iterator.ts';
 import type { StreamCallSignal } from '../streaming/stream-call-signal.ts';
 import type { NativeAnswer } from './forward-native.ts';
 
@@ -70,10 +71,13 @@ export async function* relayNativeStream(
     reply.request.log.warn({ err }, 'a native stream broke off; nothing is charged');
     throw new Error('the provider broke the stream off', { cause: err });
   } finally {
-    if (ended === 'gone') await chargeAfterClientLeft(reply, body, stream, billing);
-    else await closeBody(body);
-    if (ended === 'completed') await chargeCompleted(reply, stream.accumulator.finish(), billing);
-    call.dispose();
+    try {
+      if (ended === 'gone') await chargeAfterClientLeft(reply, body, stream, billing);
+      else await closeIterator(body);
+      if (ended === 'completed') await chargeCompleted(reply, stream.accumulator.finish(), billing);
+    } finally {
+      call.dispose();
+    }
   }
 }
 
@@ -103,7 +107,7 @@ async function chargeAfterClientLeft(
   const { call, accumulator } = stream;
   call.clientLeft();
   if (!call.draining) {
-    await closeBody(body);
+    await closeIterator(body);
     const reported = accumulator.finish().usage;
     if (reported !== undefined) await billing.charge(reported);
     return;
@@ -132,12 +136,8 @@ async function drainBody(
   } catch {
     return stream.call.cut === undefined ? 'failed' : 'cut';
   } finally {
-    await closeBody(body);
+    await closeIterator(body);
   }
-}
-
-function closeBody(body: AsyncIterator<Uint8Array>): Promise<unknown> {
-  return Promise.resolve(body.return?.()).catch(() => undefined);
 }
 
 function requestBytes(reply: FastifyReply): number {

@@ -20,6 +20,7 @@ import {
   drainRest,
   estimatedUsage,
 } from '../chat/stream-drain.ts';
+import { closeIterator } from '../streaming/close-iterator.ts';
 import { StreamCallSignal } from '../streaming/stream-call-signal.ts';
 import type { CompleteChatInput } from './complete-chat.ts';
 
@@ -97,9 +98,12 @@ async function* relay<E>(
     if (end.lines !== undefined) yield end.lines;
     return;
   } finally {
-    if (outcome === 'gone') await chargeAfterClientLeft(deps, input, open, batches, produced.characters);
-    else await Promise.resolve(batches.return?.()).catch(() => undefined);
-    call.dispose();
+    try {
+      if (outcome === 'gone') await chargeAfterClientLeft(deps, input, open, batches, produced.characters);
+      else await closeIterator(batches);
+    } finally {
+      call.dispose();
+    }
   }
   const usage = stream.translator.finish().usage ?? estimatedUsage(input.request, produced.characters);
   const costMicros = await settleUsage(deps, input.admission, input.model, usage, open.provider);
@@ -177,7 +181,7 @@ async function chargeAfterClientLeft<E>(
   // The connection's close may come later than the relay's: the client left either way.
   call.clientLeft();
   if (!call.draining) {
-    await Promise.resolve(batches.return?.()).catch(() => undefined);
+    await closeIterator(batches);
     const reported = stream.translator.finish().usage;
     if (reported === undefined || reported.inputTokens + reported.outputTokens === 0) return;
     await settleUsage(deps, input.admission, input.model, reported, provider);
