@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
+import { inFlightGraceMs } from '../../shared/src/runtime/shutdown.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import type { AppDeps } from './app-deps.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
@@ -19,6 +20,7 @@ import {
 import { consoleStatic } from './plugins/console-static.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/error-handler.ts';
 import { registerFieldValidation } from './plugins/field-validation.ts';
+import { registerGracefulStop } from './plugins/graceful-stop.ts';
 import { registerObservability } from './plugins/observability.ts';
 import { generateRequestId, registerRequestContext } from './plugins/request-context.ts';
 import { requestLoggerFactory } from './plugins/request-logger.ts';
@@ -94,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any plugin: every JSON body of every route is depth-bounded (400 above the bound).
   registerJsonBodyParser(app);
   registerErrorHandling(app);
+  // What is still in flight when `close` is called ends before the stop budget runs out.
+  registerGracefulStop(app, { graceMs: inFlightGraceMs(deps.config.shutdownTimeoutMs) });
   // --- error envelope, body deadline and CORS (client-errors.ts, body-read-deadline.ts) ---
   registerRequestGate(app);
   registerProtocolAnswers(app);

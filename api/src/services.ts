@@ -6,6 +6,7 @@ import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.t
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
+import { WaiterLeases } from '../../shared/src/media-jobs/waiter-lease.ts';
 import { trackQueues } from '../../shared/src/observability/queue-metrics.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
@@ -64,7 +65,11 @@ export async function createApiServices(
   const queues = createQueues(queueConnection, config.queues.prefix);
   // Their depth and oldest waiting job are read at each scrape of /metrics.
   const untrackQueues = trackQueues(queues);
-  const waiter = new JobWaiter(config.redis.url, config.queues.prefix, SYNCHRONOUS_QUEUES);
+  const leases = new WaiterLeases(connections.redis, {
+    prefix: config.queues.prefix,
+    leaseMs: config.media.waiterLeaseMs,
+  });
+  const waiter = new JobWaiter(config.redis.url, config.queues.prefix, SYNCHRONOUS_QUEUES, leases);
   const media: MediaDeps = {
     jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),

@@ -73,7 +73,7 @@ function startGateway(upstream: ElevenLabsUpstream, env: Record<string, string |
 
 beforeAll(async () => {
   fake = await startElevenLabsUpstream({ apiKey: FAKE_KEY });
-  gateway = await startGateway(fake, { UPSTREAM_HEADERS_TIMEOUT_MS: '1000' });
+  gateway = await startGateway(fake, { UPSTREAM_HEADERS_TIMEOUT_MS: '1000', STREAM_DRAIN_MS: '400' });
   funded = await fundedKey();
 });
 afterAll(async () => {
@@ -738,7 +738,7 @@ describe('errors and fallbacks on /elevenlabs', () => {
     expect(await balanceMicros(gateway, funded.accountId)).toBe(before);
   });
 
-  it('a client that leaves mid-stream is charged what it asked for (the provider bills it)', async () => {
+  it('a client that leaves mid-stream is charged what it asked for once the stream is read on or cut (the provider bills it)', async () => {
     const text = 'Left before the end.';
     const key = await fundedKey(1_000);
     fake.script.next({ kind: 'stall-mid-stream', afterEvents: 0 });

@@ -2,7 +2,8 @@
  * Backpressure on streamed answers (docs/chat.md, Streaming): the gateway reads the provider's next
  * bytes only once the client's socket took what it was given, so a client that stops reading
  * stops the provider's stream in the kernel's socket buffers instead of in the api's memory, and
- * gets every byte, charged once, when it reads again. Both relays: the `/v1` translation and the
+ * gets every byte, charged once, when it reads again; one that leaves is charged what the provider
+ * produced, read on to its end (docs/chat.md, "A client that leaves"). Both relays: the `/v1` translation and the
  * provider-native pass-through (`/openai/v1`).
  */
 import { once } from 'node:events';
@@ -10,6 +11,8 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { billingKeys } from '../../shared/src/billing/redis-keys.ts';
+import { tokenCostMicros } from '../../shared/src/billing/token-pricing.ts';
+import { loadCatalogue } from '../../shared/src/catalogue/load-catalogue.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import {
@@ -165,7 +168,7 @@ describe('a client that stops reading a stream', () => {
     expect(before - (await g.balanceMicros(funded.accountId))).toBe(cost);
   });
 
-  it('leaving while held: the provider request is closed and nothing is charged or held', async () => {
+  it('leaving while held, after output: the provider is read to its end (STREAM_DRAIN_MS) and its usage charged once', async () => {
     const before = await g.balanceMicros(funded.accountId);
     const holds = billingKeys(`${g.gateway.config.queues.prefix}:billing:`).walletHolds(funded.accountId);
     const heldTotal = async () => Number((await redis.hget(holds.amounts, 'total')) ?? '0');
@@ -175,13 +178,16 @@ describe('a client that stops reading a stream', () => {
       await providerStalls();
       expect(await heldTotal()).toBeGreaterThan(0);
       response.destroy();
-      for (let polls = 0; polls < 100 && !progress.closed; polls += 1) await sleep(50);
+      for (let polls = 0; polls < 200 && !progress.closed; polls += 1) await sleep(50);
       expect(progress.closed).toBe(true);
-      expect(progress.finished).toBe(false);
-      // The provider reported no usage before it was cut off: nothing to charge, and the hold goes.
+      // Read on, not cut: the provider's whole answer, and its usage, reached the gateway.
+      expect(progress.finished).toBe(true);
       for (let polls = 0; polls < 100 && (await heldTotal()) > 0; polls += 1) await sleep(50);
       expect(await heldTotal()).toBe(0);
-      expect(await g.balanceMicros(funded.accountId)).toBe(before);
+      const model = loadCatalogue().get('openai/gpt-4o');
+      if (model === undefined) throw new Error('no openai/gpt-4o in the catalogue');
+      const usage = { inputTokens: 7, cachedInputTokens: 0, outputTokens: CHUNKS, reasoningTokens: 0 };
+      expect(before - (await g.balanceMicros(funded.accountId))).toBe(tokenCostMicros(model.pricing, usage));
     } finally {
       redis.disconnect();
     }

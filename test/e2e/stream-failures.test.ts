@@ -1,9 +1,11 @@
 /**
  * Streams that break after the 200 status was sent (spec, Events): the failure is the event
  * `data: {"error": {message, type, code}}` with the provider's HTTP status as a number, then
- * `data: [DONE]`, and nothing is charged. A client that goes away aborts the upstream request at
- * once; what is charged then is decided in `api/src/use-cases/stream-chat.ts`: the tokens the upstream
- * reported until then (Anthropic reports the input in `message_start`), none if it reported none.
+ * `data: [DONE]`, and nothing is charged. A client that goes away (docs/chat.md, "A client that
+ * leaves"): before any output the upstream request is aborted at once and only what it reported is
+ * charged; after output the gateway reads the upstream on, for up to `STREAM_DRAIN_MS`, to the
+ * usage it reports, and charges that once; an upstream still streaming then is cut and charged what
+ * was read (its reported input, else estimated; output counted from the text it produced).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { metricsRegistry } from '../../shared/src/observability/registry.ts';
@@ -13,6 +15,7 @@ import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.t
 import {
   abandonable,
   bodyOf,
+  collectChatStream,
   type FundedClient,
   type GatewayWithFakes,
   rawPost,
@@ -38,6 +41,10 @@ beforeAll(async () => {
     // A non-streamed request is never answered at all.
     if (bodyOf(request).stream !== true) return;
     response.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (request.body.includes(NO_OUTPUT)) {
+      response.flushHeaders();
+      return;
+    }
     const chunk = (delta: Record<string, unknown>) =>
       `data: ${JSON.stringify({ id: 'cmpl-stall', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
     const chunks = chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Echo: ' });
@@ -49,7 +56,11 @@ beforeAll(async () => {
     response.write(chunks);
   });
   g = await startGatewayWithFakes({
-    env: { MISTRAL_BASE_URL: `${staller.url}/v1`, MISTRAL_API_KEY: 'test-mistral-key' },
+    env: {
+      MISTRAL_BASE_URL: `${staller.url}/v1`,
+      MISTRAL_API_KEY: 'test-mistral-key',
+      STREAM_DRAIN_MS: String(DRAIN_MS),
+    },
   });
   funded = await g.fundedClient();
 });
@@ -62,6 +73,10 @@ beforeEach(() => g.resetScripts());
 
 type Fake = 'openai' | 'anthropic' | 'gemini';
 const ONE_READ = 'chunks and error in one read';
+/** Asked for this, the staller sends its headers and nothing more. */
+const NO_OUTPUT = 'headers and nothing else';
+/** How long the gateway reads on a stream whose client left after output (STREAM_DRAIN_MS). */
+const DRAIN_MS = 600;
 
 async function rawStream(model: string, content: string) {
   const body = JSON.stringify({
@@ -163,62 +178,135 @@ async function usageRows(key: string): Promise<UsageRow[]> {
 }
 
 describe('a client that goes away mid-stream', () => {
-  async function readThenAbort(client: FundedClient['client'], model: string) {
+  /** Reads a stream until `enough(text)`, then goes away (the SDK ends the iteration quietly). */
+  async function readThenAbort(
+    client: FundedClient['client'],
+    model: string,
+    content: string,
+    enough: (text: string) => boolean = (text) => text !== '',
+  ): Promise<string> {
     const controller = new AbortController();
     const stream = await client.chat.completions.create(
-      { model, messages: [{ role: 'user', content: 'please abort me soon' }], stream: true },
+      { model, messages: [{ role: 'user', content }], stream: true, stream_options: { include_usage: true } },
       { signal: controller.signal },
     );
     let text = '';
-    // The SDK ends the iteration quietly on an abort it caused.
     await (async () => {
       for await (const chunk of stream) {
         text += chunk.choices[0]?.delta.content ?? '';
-        if (text !== '') controller.abort();
+        if (enough(text)) controller.abort();
       }
     })().catch((err: unknown) => err);
     expect(controller.signal.aborted).toBe(true);
-    // Part of the answer arrived, not all of it.
-    expect(text.startsWith('Echo: ')).toBe(true);
-    expect(text).not.toBe('Echo: please abort me soon');
+    return text;
   }
 
-  it('aborts the Anthropic request at once and charges only the input it reported', async () => {
+  /** The account's one charge once it landed: the usage row (exactly one request) and the wallet's loss. */
+  async function theCharge(own: FundedClient, before: number, timeoutMs = 5_000) {
+    await waitFor(async () => (await usageRows(own.key)).length === 1, timeoutMs);
+    // Time for a (wrong) second charge to land.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const rows = await usageRows(own.key);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.requests).toBe(1);
+    expect(before - (await g.balance(own.accountId))).toBeCloseTo(rows[0]?.cost ?? 0, 6);
+    return rows[0] as UsageRow;
+  }
+
+  it.each([
+    { fake: 'openai', model: 'openai/gpt-4o', tail: 2 },
+    { fake: 'anthropic', model: 'anthropic/claude-sonnet-4-5', tail: 2 },
+  ] as const)(
+    '$model: read to the last content chunk, then gone: charged in full, once, like a stream read to its end',
+    async (c) => {
+      const prompt = 'every content chunk then gone';
+      const whole = await g.fundedClient();
+      const wholeBefore = await g.balance(whole.accountId);
+      const all = await collectChatStream(
+        await whole.client.chat.completions.create({
+          model: c.model,
+          messages: [{ role: 'user', content: prompt }],
+          stream: true,
+          stream_options: { include_usage: true },
+        }),
+      );
+      const full = await theCharge(whole, wholeBefore);
+
+      const own = await g.fundedClient();
+      const before = await g.balance(own.accountId);
+      g[c.fake].script.next({ kind: 'pause-before-end', pauseMs: 300, tailEvents: c.tail });
+      const text = await readThenAbort(own.client, c.model, prompt, (read) => read === all.text);
+      expect(text).toBe(all.text);
+      const row = await theCharge(own, before);
+      expect(row).toMatchObject({ input_tokens: full.input_tokens, output_tokens: full.output_tokens });
+      expect(row.cost).toBe(full.cost);
+      expect(row.cost).toBeGreaterThan(0);
+    },
+  );
+
+  it('reads an Anthropic stream on for STREAM_DRAIN_MS, then cuts it: its reported input and the output it produced', async () => {
     const own = await g.fundedClient();
     g.anthropic.script.next({ kind: 'stall-mid-stream', afterEvents: 4 });
     const abortedBefore = g.anthropic.abortedStreams();
     const before = await g.balance(own.accountId);
-    await readThenAbort(own.client, 'anthropic/claude-sonnet-4-5');
-    const elapsed = await waitFor(() => g.anthropic.abortedStreams() === abortedBefore + 1);
-    expect(elapsed).toBeLessThan(500);
-    // Settlement follows the abort: wait for the charge to land.
-    await waitFor(async () => (await usageRows(own.key)).length === 1);
-    const [row] = await usageRows(own.key);
-    // message_start reported the input tokens and 1 output token; nothing more arrived.
-    expect(row).toMatchObject({ model: 'anthropic/claude-sonnet-4-5', requests: 1, output_tokens: 1 });
+    const left = Date.now();
+    await readThenAbort(own.client, 'anthropic/claude-sonnet-4-5', 'please abort me soon');
+    await waitFor(() => g.anthropic.abortedStreams() === abortedBefore + 1, DRAIN_MS + 5_000);
+    // Not at once: read on until the bound.
+    expect(Date.now() - left).toBeGreaterThanOrEqual(DRAIN_MS - 50);
+    const row = await theCharge(own, before);
+    // message_start reported the input (and 1 output token); "Echo: " was produced: 2 tokens.
     const sent = fakeRequestSchema.parse(bodyOf(g.anthropic.requests.at(-1)));
-    expect(row?.input_tokens).toBe(buildMessage(sent, 0, 0).usage.input_tokens);
-    expect(row?.cost).toBeGreaterThan(0);
-    expect(before - (await g.balance(own.accountId))).toBeCloseTo(row?.cost ?? 0, 6);
+    expect(row).toMatchObject({
+      model: 'anthropic/claude-sonnet-4-5',
+      output_tokens: Math.ceil('Echo: '.length / 4),
+    });
+    expect(row.input_tokens).toBe(buildMessage(sent, 0, 0).usage.input_tokens);
+    expect(row.cost).toBeGreaterThan(0);
   });
 
-  it('aborts a Gemini stream and charges the prompt tokens its events reported', async () => {
+  it('cuts a Gemini stream after STREAM_DRAIN_MS and charges the prompt tokens it reported and the output it produced', async () => {
     const own = await g.fundedClient();
     g.gemini.script.next({ kind: 'stall-mid-stream', afterEvents: 1 });
     const before = await g.balance(own.accountId);
-    await readThenAbort(own.client, 'google/gemini-2.5-flash');
-    await waitFor(async () => (await usageRows(own.key)).length === 1);
-    const [row] = await usageRows(own.key);
-    expect(row).toMatchObject({ model: 'google/gemini-2.5-flash', requests: 1, output_tokens: 0 });
-    expect(row?.input_tokens).toBeGreaterThan(0);
-    expect(before - (await g.balance(own.accountId))).toBeCloseTo(row?.cost ?? 0, 6);
+    await readThenAbort(own.client, 'google/gemini-2.5-flash', 'please abort me soon');
+    const row = await theCharge(own, before, DRAIN_MS + 5_000);
+    expect(row.model).toBe('google/gemini-2.5-flash');
+    expect(row.input_tokens).toBeGreaterThan(0);
+    expect(row.output_tokens).toBeGreaterThan(0);
   });
 
-  it('aborts an OpenAI-compatible stream at once and charges nothing: no usage was reported', async () => {
+  it('cuts an OpenAI-compatible stream that reported no usage after STREAM_DRAIN_MS: input estimated, output counted', async () => {
     const own = await g.fundedClient();
     const before = await g.balance(own.accountId);
     const closedBefore = stallerClosed;
-    await readThenAbort(own.client, 'mistral/mistral-small-latest');
+    const left = Date.now();
+    await readThenAbort(own.client, 'mistral/mistral-small-latest', 'please abort me soon');
+    await waitFor(() => stallerClosed === closedBefore + 1, DRAIN_MS + 5_000);
+    expect(Date.now() - left).toBeGreaterThanOrEqual(DRAIN_MS - 50);
+    const row = await theCharge(own, before);
+    expect(row.output_tokens).toBe(Math.ceil('Echo: '.length / 4));
+    expect(row.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('aborts a stream whose client left before any output at once, and charges nothing: none was reported', async () => {
+    const own = await g.fundedClient();
+    const before = await g.balance(own.accountId);
+    const closedBefore = stallerClosed;
+    const controller = new AbortController();
+    const pending = own.client.chat.completions
+      .create(
+        {
+          model: 'mistral/mistral-small-latest',
+          messages: [{ role: 'user', content: NO_OUTPUT }],
+          stream: true,
+        },
+        { signal: controller.signal },
+      )
+      .catch((err: unknown) => err);
+    await waitFor(() => staller.requests.some((r) => r.body.includes(NO_OUTPUT)));
+    controller.abort();
+    await pending;
     expect(await waitFor(() => stallerClosed === closedBefore + 1)).toBeLessThan(500);
     // Give a (wrong) settlement the time to land before checking nothing did.
     await new Promise((resolve) => setTimeout(resolve, 200));

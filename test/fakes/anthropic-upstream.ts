@@ -26,7 +26,7 @@ import {
   inputTokens,
 } from './anthropic-upstream-answer.ts';
 import { messageEvents, type SseFrame } from './anthropic-upstream-events.ts';
-import { BehaviourScript, type FakeBehaviour } from './fake-behaviour.ts';
+import { BehaviourScript, type FakeBehaviour, pauseBeforeEnd, splitBeforeEnd } from './fake-behaviour.ts';
 
 export const ANTHROPIC_FAKE_KEY = 'test-anthropic-key';
 const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
@@ -226,7 +226,10 @@ async function sendStream(
     behaviour.kind === 'fail-mid-stream' || behaviour.kind === 'stall-mid-stream'
       ? behaviour.afterEvents
       : Infinity;
-  for (const frame of events.slice(0, cutAt)) await write(response, frame);
+  const [sent, tail] = splitBeforeEnd(events.slice(0, cutAt), behaviour);
+  for (const frame of sent) await write(response, frame);
+  if (tail.length > 0) await pauseBeforeEnd(behaviour);
+  for (const frame of tail) if (!response.destroyed) await write(response, frame);
   if (behaviour.kind === 'stall-mid-stream')
     return new Promise((resolve) => response.on('close', () => resolve()));
   if (behaviour.kind === 'fail-mid-stream') {

@@ -29,7 +29,7 @@
  * (or a cut connection); a non-streamed request answers 500 (or a cut connection) instead.
  */
 import type { ServerResponse } from 'node:http';
-import type { FakeBehaviour } from './fake-behaviour.ts';
+import { type FakeBehaviour, pauseBeforeEnd, splitBeforeEnd } from './fake-behaviour.ts';
 import {
   asRecord,
   cachedTokens,
@@ -324,9 +324,14 @@ function frame(event: Json): string {
 async function streamEvents(res: ServerResponse, events: Json[], behaviour: FakeBehaviour): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   const cut = behaviour.kind === 'fail-mid-stream' || behaviour.kind === 'stall-mid-stream';
-  const sent = cut ? events.slice(0, behaviour.afterEvents) : events;
+  const [sent, tail] = splitBeforeEnd(cut ? events.slice(0, behaviour.afterEvents) : events, behaviour);
   // Wait until the events are handed to the socket, so a cut after them cannot swallow them.
   await new Promise<void>((resolve) => res.write(sent.map(frame).join(''), () => resolve()));
+  if (tail.length > 0) {
+    await pauseBeforeEnd(behaviour);
+    if (res.destroyed) return;
+    res.write(tail.map(frame).join(''));
+  }
   if (behaviour.kind === 'stall-mid-stream') return; // never ends; close() cuts it
   if (behaviour.kind === 'fail-mid-stream') {
     if (behaviour.mode === 'disconnect') res.socket?.destroy();

@@ -19,7 +19,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { type RecordedRequest, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { BehaviourScript, type FakeBehaviour } from './fake-behaviour.ts';
+import { BehaviourScript, type FakeBehaviour, pauseBeforeEnd, splitBeforeEnd } from './fake-behaviour.ts';
 import {
   asRecord,
   chatChunks,
@@ -199,10 +199,15 @@ function parseBody(raw: Buffer): Json | undefined {
 async function streamAnswer(res: ServerResponse, events: Json[], behaviour: FakeBehaviour): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   const cut = behaviour.kind === 'fail-mid-stream' || behaviour.kind === 'stall-mid-stream';
-  const sent = cut ? events.slice(0, behaviour.afterEvents) : events;
-  const payload = sent.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('');
+  const [sent, tail] = splitBeforeEnd(cut ? events.slice(0, behaviour.afterEvents) : events, behaviour);
+  const payloadOf = (list: Json[]) => list.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('');
   // Wait until the events are handed to the socket, so a cut after them cannot swallow them.
-  await new Promise<void>((resolve) => res.write(payload, () => resolve()));
+  await new Promise<void>((resolve) => res.write(payloadOf(sent), () => resolve()));
+  if (tail.length > 0) {
+    await pauseBeforeEnd(behaviour);
+    if (res.destroyed) return;
+    res.write(payloadOf(tail));
+  }
   if (behaviour.kind === 'stall-mid-stream') return; // never ends; close() cuts it
   if (behaviour.kind === 'fail-mid-stream') {
     if (behaviour.mode === 'disconnect') res.socket?.destroy();

@@ -4,7 +4,7 @@ import { createLogger } from '../../shared/src/logging/logger.ts';
 import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
-import { closeOnSignals, exitOnStartupFailure } from '../../shared/src/runtime/shutdown.ts';
+import { closeOnSignals, exitOnStartupFailure, inFlightGraceMs } from '../../shared/src/runtime/shutdown.ts';
 import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
 import { createMediaWorkerDeps } from './media/create-media-worker-deps.ts';
 import { createProcessors } from './processors/processor-table.ts';
@@ -40,7 +40,8 @@ async function main(): Promise<void> {
   const reconciler = startMediaReconciler(config, connections.redis, media.deps, media.billing, logger);
   closeOnSignals(logger, config.shutdownTimeoutMs, async () => {
     await reconciler.close();
-    await closeWorkers(workers); // active jobs finish; the rest stay queued for another worker
+    // Active jobs may finish until the reserve for closing; the rest stay queued for another worker.
+    await closeWorkers(workers, inFlightGraceMs(config.shutdownTimeoutMs));
     await bullmqConnection.quit();
     await media.close();
     await closeConnections(connections);

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { QueueName } from '../../shared/src/jobs/queue-names.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { observeStalledJob, runObservedJob } from '../../shared/src/observability/job-observation.ts';
+import { withinMs } from '../../shared/src/runtime/within.ts';
 import type { ProcessorTable } from './processors/processor-table.ts';
 
 export interface RunWorkersOptions {
@@ -50,7 +51,15 @@ async function dispatch(
   return runObservedJob(queue, job, () => processor(job, token));
 }
 
-/** Waits for every worker to finish its active jobs (or hand them back) and stop. */
-export async function closeWorkers(workers: readonly Worker[]): Promise<void> {
-  await Promise.all(workers.map((worker) => worker.close()));
+/**
+ * Stops every worker: no job is taken any more, the active ones may finish for up to `graceMs`
+ * (default: as long as they take), then the workers close without waiting for the rest. A job
+ * left unfinished keeps its BullMQ entry: once its lock lapses the stalled-job check hands it to
+ * another worker (or to this one restarted), whose steps make the rerun safe.
+ */
+export async function closeWorkers(workers: readonly Worker[], graceMs?: number): Promise<void> {
+  const finished = Promise.all(workers.map((worker) => worker.pause()));
+  if (graceMs === undefined) await finished;
+  else await withinMs(finished, graceMs);
+  await Promise.all(workers.map((worker) => worker.close(true)));
 }

@@ -2,6 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
 import type { HoldBasis } from '../../../shared/src/billing/hold-calibration.ts';
 import type { HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
+import { SettlementClosedError } from '../../../shared/src/billing/settlement-batcher.ts';
+import { errors } from '../../../shared/src/errors/app-error.ts';
 
 /** What admission established about a request, for the handler that serves it. */
 export interface AdmissionContext {
@@ -33,6 +35,28 @@ export type HoldOwner = 'request' | 'settlement' | 'job' | 'released';
  */
 export function handHoldTo(admission: AdmissionContext, owner: 'settlement' | 'job'): void {
   admission.holdOwner = owner;
+}
+
+/**
+ * Queues the charge that replaces the hold (`queue` throws at once when the charge is refused:
+ * billing closing, an invalid charge), and only then hands the hold to the settlement. The other
+ * order would leave a refused charge's hold to nobody: neither charged nor released, renewed by
+ * its lease for up to an hour. Resolves when `queue`'s promise does (the settlement's backpressure).
+ */
+export function queueChargeReplacingHold(
+  admission: AdmissionContext,
+  queue: () => Promise<void>,
+): Promise<void> {
+  let queued: Promise<void>;
+  try {
+    queued = queue();
+  } catch (err) {
+    // Refused while the process stops: the client may retry on another replica, or this one restarted.
+    if (err instanceof SettlementClosedError) throw errors.shuttingDown();
+    throw err;
+  }
+  handHoldTo(admission, 'settlement');
+  return queued;
 }
 
 /** Takes the hold for its release when it is still the request's and holds something: true once. */

@@ -5,11 +5,11 @@ import type { Config } from '../../../shared/src/config/config.ts';
 import { observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import type { NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
 import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
-import { type AdmissionContext, handHoldTo } from '../admission/admission-context.ts';
+import { type AdmissionContext, queueChargeReplacingHold } from '../admission/admission-context.ts';
 
 /** What the chat and embedding use cases need from the process. */
 export interface ChatDeps {
-  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams'>;
+  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'streamDrainMs'>;
   readonly client: UpstreamClient;
   readonly billing: Pick<Billing, 'settleDeferred' | 'calibration'>;
   readonly now: () => Date;
@@ -19,14 +19,15 @@ export interface ChatDeps {
 export interface ModelCallInput {
   readonly model: CatalogueModel;
   readonly admission: AdmissionContext;
-  /** Aborted when the client goes away: the upstream call is cancelled at once. */
+  /** Aborted when the client goes away or the api stops (`answerSignal`): the call is cancelled. */
   readonly signal: AbortSignal;
 }
 
 /**
  * Charges a finished request its actual cost (usage × price) once, replacing its hold. The charge is
  * queued for the next settlement batch: the answer does not wait for the store, and the hold stays
- * until the charge counts (it is handed to the settlement: the request no longer releases it).
+ * until the charge counts (once queued it is handed to the settlement: the request no longer
+ * releases it; a charge refused at once leaves it the request's, released when the response ends).
  * Callers wait only when the backlog of unwritten charges is over its high-water mark. `provider`
  * served the request.
  */
@@ -58,20 +59,20 @@ export async function settleCost(
     readonly cachedInputTokens?: number;
   },
 ): Promise<void> {
-  // Set before waiting: from here on the hold belongs to the settlement, never to a release.
-  handHoldTo(admission, 'settlement');
-  // Resolves at once unless the settlement backlog is over its high-water mark (backpressure).
-  await deps.billing.settleDeferred({
-    requestId: admission.holdId,
-    accountId: admission.key.accountId,
-    keyId: admission.key.id,
-    model: modelId,
-    costMicros,
-    usage: {
-      inputTokens: tokens.inputTokens,
-      outputTokens: tokens.outputTokens,
-      cachedInputTokens: tokens.cachedInputTokens ?? 0,
-    },
-    basis: admission.holdBasis,
-  });
+  // The hold goes to the settlement once its charge is queued, before the wait for backpressure.
+  await queueChargeReplacingHold(admission, () =>
+    deps.billing.settleDeferred({
+      requestId: admission.holdId,
+      accountId: admission.key.accountId,
+      keyId: admission.key.id,
+      model: modelId,
+      costMicros,
+      usage: {
+        inputTokens: tokens.inputTokens,
+        outputTokens: tokens.outputTokens,
+        cachedInputTokens: tokens.cachedInputTokens ?? 0,
+      },
+      basis: admission.holdBasis,
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import { QueueEvents } from 'bullmq';
 import type { QueueName } from '../../../shared/src/jobs/queue-names.ts';
 import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
+import type { WaiterLeases } from '../../../shared/src/media-jobs/waiter-lease.ts';
 import { createRedis, type Redis } from '../../../shared/src/redis/redis.ts';
 import { withinMs } from '../../../shared/src/runtime/within.ts';
 
@@ -45,8 +46,16 @@ export class JobWaiter {
   readonly #connections: Redis[] = [];
   readonly #events: QueueEvents[] = [];
   readonly #wakers = new Map<string, Set<Waker>>();
+  readonly #leases: Pick<WaiterLeases, 'hold' | 'release' | 'stop'>;
 
-  constructor(redisUrl: string, prefix: string, queues: readonly QueueName[]) {
+  /** `leases`: the leases this process holds on the jobs it waits for (waiter-lease.ts). */
+  constructor(
+    redisUrl: string,
+    prefix: string,
+    queues: readonly QueueName[],
+    leases: Pick<WaiterLeases, 'hold' | 'release' | 'stop'>,
+  ) {
+    this.#leases = leases;
     for (const queue of queues) {
       const connection = createRedis(redisUrl, { forBullmq: true, connectionName: `api-events-${queue}` });
       const events = new QueueEvents(queue, { connection, prefix });
@@ -66,8 +75,19 @@ export class JobWaiter {
    * Listens for the job's end, starts it, and resolves once `read()` shows it left
    * `queued`/`running`, or on timeout or abort. The job is read on each wake-up (and every
    * FALLBACK_POLL_MS without one), not right after starting it: it cannot have ended unseen then.
+   * While it waits this process holds the job's waiter lease, taken before the job is started: a
+   * worker runs the job only while someone waits for it.
    */
   async waitForEnd(jobId: string, request: WaitRequest): Promise<WaitOutcome> {
+    await this.#leases.hold(jobId);
+    try {
+      return await this.#wait(jobId, request);
+    } finally {
+      await this.#leases.release(jobId);
+    }
+  }
+
+  async #wait(jobId: string, request: WaitRequest): Promise<WaitOutcome> {
     const { read, timeoutMs, signal } = request;
     const deadline = Date.now() + timeoutMs;
     let start: (() => Promise<void>) | null = request.start;
@@ -100,7 +120,11 @@ export class JobWaiter {
       if (job?.status === 'queued' && Date.now() - queuedAt >= REQUEUE_AFTER_MS) {
         queuedAt = Date.now();
         // A failure (Redis still down) is tried again at the next interval, within the deadline.
-        await request.start().catch(() => undefined);
+        // The lease first: Redis lost the queue entry, and may have lost the lease with it.
+        await this.#leases
+          .hold(jobId)
+          .then(() => request.start())
+          .catch(() => undefined);
       }
       const woke = await next.signalled;
       hint = woke.hint;
@@ -113,6 +137,7 @@ export class JobWaiter {
 
   /** Stops listening; bounded, so a process whose Redis is gone still shuts down. */
   async close(): Promise<void> {
+    this.#leases.stop();
     await withinMs(Promise.all(this.#events.map((events) => events.close())), 2_000);
     for (const connection of this.#connections) connection.disconnect();
   }

@@ -6,7 +6,7 @@ import type { AdmissionDeps } from '../admission/admit-request.ts';
 
 /** What the native API routes need from the process. */
 export interface NativeDeps {
-  readonly config: Pick<Config, 'providers' | 'simulateProviders' | 'maxBodyBytes'>;
+  readonly config: Pick<Config, 'providers' | 'simulateProviders' | 'maxBodyBytes' | 'streamDrainMs'>;
   readonly catalogue: Catalogue;
   readonly client: UpstreamClient;
   /** Admission's part too: a second hold once a request's cost is known from its body (an upload's duration). */

@@ -1,14 +1,15 @@
 import type { FastifyReply } from 'fastify';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
-import { AppError } from '../../../shared/src/errors/app-error.ts';
+import { AppError, errors } from '../../../shared/src/errors/app-error.ts';
 import type { NativeUsage } from '../../../shared/src/native/native-usage.ts';
-import { observed, type UsageAccumulator } from '../../../shared/src/native/stream/usage-accumulator.ts';
-import { observeTimeToFirstToken } from '../../../shared/src/observability/http-metrics.ts';
 import { classifyTransportError } from '../../../shared/src/upstream/upstream-client.ts';
 import type { AdmissionContext } from '../admission/admission-context.ts';
+import { answerSignal } from '../streaming/answer-signal.ts';
 import { pumpedBody } from '../streaming/pumped-body.ts';
+import { StreamCallSignal } from '../streaming/stream-call-signal.ts';
 import type { NativeAnswer, NativeRejection } from './forward-native.ts';
 import type { NativeDeps } from './native-deps.ts';
+import { type NativeStream, relayNativeStream } from './native-stream-relay.ts';
 import { costHeaderValue, costOf, SERVICE_COST_HEADER, settleNative } from './settle-native.ts';
 
 /** What a native answer is relayed with: the call it answers and how to read its usage. */
@@ -42,9 +43,12 @@ export async function sendWholeAnswer(
   try {
     body = Buffer.from(await answer.response.body.arrayBuffer());
   } catch (err) {
-    // The provider broke off its answer (or the client left): nothing is charged.
+    const failure = classifyTransportError(err);
+    // The client left, or the api stops (answered 503 then): nothing is charged.
+    if (failure.failure === 'aborted') throw errors.clientClosedRequest();
+    // The provider broke off its answer: nothing is charged.
     throw new AppError(502, 'upstream_error', 'upstream_error', 'The provider broke off its answer.', {
-      cause: classifyTransportError(err),
+      cause: failure,
     });
   }
   copyHeaders(reply, relay, answer);
@@ -65,55 +69,44 @@ export async function sendWholeAnswer(
 }
 
 /**
- * A streamed answer: each chunk goes to the client unchanged and at once while `accumulator`
- * watches for the usage. The stream ending with the protocol's final event is charged that usage,
- * its cost sent as the `X-Service-Cost` trailer. An upstream failure mid-stream is not charged
- * (the hold is released) and breaks the client's connection off (no clean end of a cut answer);
- * when the client goes away, the usage reported so far is charged.
+ * A streamed answer (native-stream-relay.ts): each chunk goes to the client unchanged and at once
+ * while `stream` watches it; the usage it is charged (once) is priced here, its cost sent as the
+ * `X-Service-Cost` trailer of a stream that ended whole.
  */
 export function sendStream(
   reply: FastifyReply,
   relay: NativeRelay,
   answer: NativeAnswer,
-  accumulator: UsageAccumulator<NativeUsage>,
-  signal: AbortSignal,
+  stream: NativeStream,
 ): FastifyReply {
   let costText = '';
   copyHeaders(reply, relay, answer);
   reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
   reply.trailer(SERVICE_COST_HEADER, async () => costText);
-  async function* chunks(): AsyncGenerator<Uint8Array> {
-    let ended: 'completed' | 'failed' = 'failed';
-    try {
-      let first = true;
-      for await (const chunk of observed(answer.response.body, accumulator)) {
-        if (first) {
-          first = false;
-          observeTimeToFirstToken(relay.model.id, reply.elapsedTime / 1000);
-        }
-        yield chunk;
-      }
-      ended = 'completed';
-    } catch (err) {
-      if (signal.aborted) return;
-      reply.request.log.warn({ err }, 'a native stream broke off; nothing is charged');
-      // The client's connection is broken off too: ending the answer cleanly would present a cut
-      // answer (audio bytes, or events without the protocol's last one) as a whole one.
-      throw new Error('the provider broke the stream off', { cause: err });
-    } finally {
-      const seen = accumulator.finish();
-      const charge = seen.usage !== undefined && ((ended === 'completed' && seen.complete) || signal.aborted);
-      if (charge && seen.usage !== undefined) {
-        const costMicros = costOf(relay.model, seen.usage);
-        const provider = answer.target.route.provider;
-        await settleNative(relay.deps, relay.admission, relay.model, costMicros, seen.usage, provider);
-        costText = costHeaderValue(costMicros);
-      } else if (ended === 'completed' && !seen.complete) {
-        reply.request.log.warn({ problem: seen.problem }, 'a native stream ended without its final event');
-      }
-    }
-  }
-  return reply.code(answer.response.status).send(pumpedBody(chunks()));
+  const billing = {
+    model: relay.model,
+    charge: async (usage: NativeUsage) => {
+      const costMicros = costOf(relay.model, usage);
+      const provider = answer.target.route.provider;
+      await settleNative(relay.deps, relay.admission, relay.model, costMicros, usage, provider);
+      costText = costHeaderValue(costMicros);
+    },
+  };
+  return reply
+    .code(answer.response.status)
+    .send(pumpedBody(relayNativeStream(reply, answer, stream, billing)));
+}
+
+/**
+ * The call of a native request: cancelled when its client leaves or the api stops; a stream whose
+ * client leaves after output is read on for `STREAM_DRAIN_MS` first (StreamCallSignal).
+ */
+export function nativeCall(reply: FastifyReply, deps: Pick<NativeDeps, 'config'>): StreamCallSignal {
+  return new StreamCallSignal({
+    answer: answerSignal(reply),
+    stopping: reply.server.stopping,
+    drainMs: deps.config.streamDrainMs,
+  });
 }
 
 /** The usage of a whole answer; an answer that is not what its protocol says is the provider's 502. */

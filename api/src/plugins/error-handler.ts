@@ -24,7 +24,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const appError = toAppError(error, request);
     logFailure(request, error, appError);
     closeIfBodyUnread(request, reply);
-    return reply.code(appError.status).headers(appError.headers).send(appError.toBody());
+    const answer = stopAware(appError, request, reply);
+    return reply.code(answer.status).headers(answer.headers).send(answer.toBody());
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -32,6 +33,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
     closeIfBodyUnread(request, reply);
     return reply.code(appError.status).send(appError.toBody());
   });
+}
+
+/**
+ * A call cancelled while its client is still there was cancelled by the api's stop (answer-signal.ts):
+ * answered as the restart it is (503, `Retry-After`), not as the client's leaving (499).
+ */
+function stopAware(appError: AppError, request: FastifyRequest, reply: FastifyReply): AppError {
+  const cancelled = appError.code === 'client_closed_request';
+  return cancelled && request.server.stopping.aborted && !reply.raw.destroyed
+    ? errors.shuttingDown()
+    : appError;
 }
 
 /**

@@ -7,7 +7,6 @@ import { requireAdmission } from '../admission/require-admission.ts';
 import type { ChatDeps } from '../chat/chat-context.ts';
 import { chatRequestHold } from '../chat/chat-hold.ts';
 import { type ChatRequestBody, checkOutputBound, toChatRequest } from '../chat/chat-request.ts';
-import { clientGoneSignal } from '../chat/client-gone.ts';
 import { wantsIdentity } from '../chat/identity.ts';
 import { sseResponseBody } from '../chat/sse-body.ts';
 import {
@@ -21,6 +20,7 @@ import {
 import { chatRequestSchema, NULLABLE_CHAT_FIELDS } from '../schemas/chat-request.schema.ts';
 import { chatCompletionSchema } from '../schemas/chat-response.schema.ts';
 import { dropNullFieldsHook } from '../schemas/null-fields.ts';
+import { answerSignal } from '../streaming/answer-signal.ts';
 import { completeChat } from '../use-cases/complete-chat.ts';
 import { openChatStream } from '../use-cases/stream-chat.ts';
 
@@ -84,7 +84,8 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
         model,
         admission,
         requestId: request.id,
-        signal: clientGoneSignal(reply),
+        signal: answerSignal(reply),
+        stopping: request.server.stopping,
         receivedAt: performance.now() - reply.elapsedTime,
       };
       if (request.body.stream !== true) return completeChat(deps.chat, input);

@@ -6,7 +6,6 @@ import type { EmbeddingRequest } from '../../../shared/src/providers/chat-types.
 import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import type { ChatDeps } from '../chat/chat-context.ts';
-import { clientGoneSignal } from '../chat/client-gone.ts';
 import {
   errorResponses,
   jsonResponse,
@@ -18,6 +17,7 @@ import {
 import { embeddingListSchema } from '../schemas/chat-response.schema.ts';
 import { embeddingRequestSchema } from '../schemas/embedding-request.schema.ts';
 import { dropNullModel } from '../schemas/null-fields.ts';
+import { answerSignal } from '../streaming/answer-signal.ts';
 import { createEmbeddings } from '../use-cases/create-embeddings.ts';
 
 export interface EmbeddingsRouteDeps {
@@ -64,7 +64,7 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
         },
         model,
         admission: requireAdmission(request),
-        signal: clientGoneSignal(reply),
+        signal: answerSignal(reply),
       });
     },
   );

@@ -8,7 +8,6 @@ import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.reposit
 import type { ImageRequest } from '../../../shared/src/providers/media-types.ts';
 import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
-import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
 import {
   errorResponses,
@@ -21,6 +20,7 @@ import {
 import { imageRequestSchema, NULLABLE_IMAGE_FIELDS } from '../schemas/media-request.schema.ts';
 import { imagesResponseSchema } from '../schemas/media-response.schema.ts';
 import { dropNullFieldsHook } from '../schemas/null-fields.ts';
+import { answerSignal } from '../streaming/answer-signal.ts';
 import { type MediaDeps, runSyncJob } from '../use-cases/run-sync-job.ts';
 
 export interface ImagesRouteDeps {
@@ -65,7 +65,7 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
         request: { kind: 'image', input },
         model,
         admission: requireAdmission(request),
-        signal: clientGoneSignal(reply),
+        signal: answerSignal(reply),
         readResult: (result) => {
           if (result.kind !== 'image') throw new Error('an image job delivered another kind of result');
           return Promise.all(

@@ -8,7 +8,6 @@ import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.reposit
 import type { SpeechRequest } from '../../../shared/src/providers/media-types.ts';
 import { bodyModelName } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
-import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
 import {
   binaryResponse,
@@ -19,6 +18,7 @@ import {
   WITH_BODY,
 } from '../openapi/responses.ts';
 import { speechRequestSchema } from '../schemas/media-request.schema.ts';
+import { answerSignal } from '../streaming/answer-signal.ts';
 import { type MediaDeps, runSyncJob } from '../use-cases/run-sync-job.ts';
 
 export interface SpeechRouteDeps {
@@ -71,7 +71,7 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
         request: { kind: 'speech', input: { input, voice, ...defined({ instructions, speed }) } },
         model,
         admission: requireAdmission(request),
-        signal: clientGoneSignal(reply),
+        signal: answerSignal(reply),
         readResult: async (result) => {
           if (result.kind !== 'speech') throw new Error('a speech job delivered another kind of result');
           const audio = await deps.media.storage.read(result.key);

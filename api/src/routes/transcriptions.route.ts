@@ -8,7 +8,6 @@ import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.reposit
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
 import { type AdmissionDeps, admitHold } from '../admission/admit-request.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
-import { clientGoneSignal } from '../chat/client-gone.ts';
 import { defined } from '../media/defined.ts';
 import { MAX_AUDIO_BYTES, receiveAudioUpload } from '../media/receive-audio-upload.ts';
 import {
@@ -21,6 +20,7 @@ import {
 } from '../openapi/responses.ts';
 import { fieldError } from '../plugins/field-validation.ts';
 import { transcriptionFormSchema, transcriptionSchema } from '../schemas/media-response.schema.ts';
+import { answerSignal } from '../streaming/answer-signal.ts';
 import { type MediaDeps, runSyncJob } from '../use-cases/run-sync-job.ts';
 
 export interface TranscriptionsRouteDeps {
@@ -93,7 +93,7 @@ export async function transcriptionsRoutes(
           },
           model,
           admission,
-          signal: clientGoneSignal(reply),
+          signal: answerSignal(reply),
         });
         if (delivered.result.kind !== 'transcription')
           throw new Error('a transcription job delivered another kind of result');

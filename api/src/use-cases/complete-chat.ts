@@ -9,6 +9,8 @@ export interface CompleteChatInput extends ModelCallInput {
   readonly requestId: string;
   /** When the request arrived (`performance.now()` time): a stream's time to first token counts from it. */
   readonly receivedAt: number;
+  /** Aborted when the api stops: an open stream then ends with an error event (`app.stopping`). */
+  readonly stopping: AbortSignal;
 }
 
 /** A non-streamed chat completion: the first route that answers, charged once, as a ChatCompletion. */

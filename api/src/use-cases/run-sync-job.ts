@@ -16,7 +16,7 @@ import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-j
 import { type MediaStorage, storedKeysOf } from '../../../shared/src/media-jobs/media-storage.ts';
 import { jobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import { NO_TOKENS, observeCharge } from '../../../shared/src/observability/charge-observation.ts';
-import { type AdmissionContext, handHoldTo } from '../admission/admission-context.ts';
+import { type AdmissionContext, queueChargeReplacingHold } from '../admission/admission-context.ts';
 import type { JobWaiter } from '../media/job-waiter.ts';
 
 /** What the media endpoints need from the process. */
@@ -136,10 +136,9 @@ async function deliver(
   // Charged once the job is recorded delivered, so an answer that ends in an error is never
   // charged: queued for the next settlement batch (group commit, keyed by the job id); the hold
   // stays until the charge counts. Under backpressure the answer waits for the batch.
-  const queued = deps.billing.settleDeferred(jobCharge(job, model.id, costMicros));
-  // Queued (it throws at once otherwise): from here the hold is the settlement's to drop.
-  handHoldTo(admission, 'settlement');
-  await queued;
+  await queueChargeReplacingHold(admission, () =>
+    deps.billing.settleDeferred(jobCharge(job, model.id, costMicros)),
+  );
   observeCharge(model.id, result.provider ?? 'unknown', NO_TOKENS, costMicros);
   return { job: delivered, result, costMicros };
 }

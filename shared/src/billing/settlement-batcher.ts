@@ -49,6 +49,14 @@ const BACKLOG_WARNING_EVERY_MS = 10_000;
 /** Charges that may wait unwritten before settling callers are made to wait for the store. */
 export const HIGH_WATER = 5_000;
 
+/** A charge offered after `close` (the process is stopping): refused, nothing queued. */
+export class SettlementClosedError extends Error {
+  constructor() {
+    super('billing is closed: no further settlement is accepted');
+    this.name = 'SettlementClosedError';
+  }
+}
+
 export class SettlementBatcher {
   readonly #deps: BillingDeps;
   readonly #flushMs: number;
@@ -79,7 +87,7 @@ export class SettlementBatcher {
    * shutdown must write) stays bounded.
    */
   enqueue(input: SettleInput): Promise<void> {
-    if (this.#closed) throw new Error('billing is closed: no further settlement is accepted');
+    if (this.#closed) throw new SettlementClosedError();
     validateSettleInput(input);
     this.#seq += 1;
     const item = { input, at: input.at ?? this.#deps.clock() };

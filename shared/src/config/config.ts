@@ -13,7 +13,17 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * How long a process may take to stop on SIGTERM/SIGINT before it exits 1. Work in flight may run
+   * on until a reserve before its end (`inFlightGraceMs`); then what is left is ended
+   * (docs/reliability.md, "Stopping").
+   */
   readonly shutdownTimeoutMs: number;
+  /**
+   * How long a stream whose client left after output keeps reading its upstream, for the usage
+   * the upstream reports at its end (docs/chat.md, "A client that leaves").
+   */
+  readonly streamDrainMs: number;
   /** Largest JSON request body accepted (413 above it). */
   readonly maxBodyBytes: number;
   /** Longest silence between two chunks of a request body being read (then 408, connection closed). */
@@ -128,6 +138,11 @@ export interface MediaConfig {
   readonly defaultSttModel: string;
   /** How long the api waits for an image, speech or transcription job before answering an error. */
   readonly waitTimeoutMs: number;
+  /**
+   * The lease a waiting api holds on its synchronous job in Redis, renewed while it waits: a worker
+   * runs the job only while it is held, so a job whose api is gone is not run (docs/media.md).
+   */
+  readonly waiterLeaseMs: number;
   /** Largest image the worker also hands to the waiting api through Redis (0: none; S3 then). */
   readonly handoffMaxBytes: number;
   /** A video render still running this long after submission is given up (failed, not charged). */
@@ -241,6 +256,7 @@ const envSchema = z.object({
   PORT: int(1, 65535).default(8080),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  STREAM_DRAIN_MS: int(0, 120_000).default(5_000),
   MAX_BODY_BYTES: int(1_024, 100 * 1024 * 1024).default(8 * 1024 * 1024),
   BODY_READ_TIMEOUT_MS: int(100, 600_000).default(30_000),
   HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
@@ -315,6 +331,7 @@ const envSchema = z.object({
   DEFAULT_TTS_MODEL: z.string().trim().min(1).default('openai/gpt-4o-mini-tts'),
   DEFAULT_STT_MODEL: z.string().trim().min(1).default('openai/whisper-1'),
   MEDIA_WAIT_TIMEOUT_MS: int(100, 900_000).default(120_000),
+  MEDIA_WAITER_LEASE_MS: int(300, 600_000).default(10_000),
   MEDIA_HANDOFF_MAX_BYTES: int(0, 64 * 1024 * 1024).default(4 * 1024 * 1024),
   VIDEO_DEADLINE_MS: int(1_000, 24 * 3600 * 1000).default(30 * 60 * 1000),
   VIDEO_POLL_INTERVAL_MS: int(10, 600_000).default(5_000),
@@ -418,10 +435,50 @@ function isAddressOrRange(value: string): boolean {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** The variables that name the durable store, and the log level. */
+const storeSchema = envSchema.pick({
+  LOG_LEVEL: true,
+  MONGO_URL: true,
+  MONGO_DB: true,
+  MONGO_SERVER_SELECTION_TIMEOUT_MS: true,
+  SQLITE_PATH: true,
+  SQLITE_BUSY_TIMEOUT_MS: true,
+});
+
+/** What a tool that only reads the durable store needs (`npm run ledger:check`): no Redis, no S3. */
+export interface StoreToolConfig {
+  readonly logLevel: Config['logLevel'];
+  readonly store: StoreConfig;
+}
+
+/** Parses only the store's variables (and the log level), or throws ConfigError listing the bad ones. */
+export function loadStoreToolConfig(env: Env): StoreToolConfig {
+  const present = presentVariables(env);
+  const parsed = storeSchema.safeParse(present);
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, present)));
+  return deepFreeze({ logLevel: parsed.data.LOG_LEVEL, store: storeOf(parsed.data) });
+}
+
+function storeOf(e: z.infer<typeof storeSchema>): StoreConfig {
+  if (e.MONGO_URL === undefined)
+    return { kind: 'sqlite', path: e.SQLITE_PATH, busyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS };
+  return {
+    kind: 'mongodb',
+    url: e.MONGO_URL,
+    database: e.MONGO_DB,
+    serverSelectionTimeoutMs: e.MONGO_SERVER_SELECTION_TIMEOUT_MS,
+  };
+}
+
+/** The variables that are set: empty strings mean "not set", as in most .env tooling. */
+function presentVariables(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+}
+
 /** Parses the environment into a frozen Config, or throws ConfigError listing every bad variable. */
 export function loadConfig(env: Env): Config {
-  // Empty strings mean "not set", as in most .env tooling.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const present = presentVariables(env);
   const parsed = envSchema.safeParse(present);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, present));
   if (present.HOLD_TTL_MS !== undefined) {
@@ -441,20 +498,13 @@ export function loadConfig(env: Env): Config {
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    streamDrainMs: e.STREAM_DRAIN_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     bodyReadTimeoutMs: e.BODY_READ_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     redis: { url: e.REDIS_URL },
-    store:
-      e.MONGO_URL === undefined
-        ? { kind: 'sqlite', path: e.SQLITE_PATH, busyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS }
-        : {
-            kind: 'mongodb',
-            url: e.MONGO_URL,
-            database: e.MONGO_DB,
-            serverSelectionTimeoutMs: e.MONGO_SERVER_SELECTION_TIMEOUT_MS,
-          },
+    store: storeOf(e),
     s3: {
       endpoint: e.S3_ENDPOINT,
       region: e.S3_REGION,
@@ -503,6 +553,7 @@ export function loadConfig(env: Env): Config {
       defaultTtsModel: e.DEFAULT_TTS_MODEL,
       defaultSttModel: e.DEFAULT_STT_MODEL,
       waitTimeoutMs: e.MEDIA_WAIT_TIMEOUT_MS,
+      waiterLeaseMs: e.MEDIA_WAITER_LEASE_MS,
       handoffMaxBytes: e.MEDIA_HANDOFF_MAX_BYTES,
       videoDeadlineMs: e.VIDEO_DEADLINE_MS,
       videoPollIntervalMs: e.VIDEO_POLL_INTERVAL_MS,

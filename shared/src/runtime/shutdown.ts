@@ -35,6 +35,17 @@ export function closeOnSignals(logger: Logger, timeoutMs: number, close: () => P
   process.on('SIGINT', onSignal);
 }
 
+/** The most of the stop budget kept for closing (writing charges, closing connections). */
+const CLOSING_RESERVE_MS = 5_000;
+
+/**
+ * How long work in flight may run after a stop signal before the process ends it: the budget
+ * (`SHUTDOWN_TIMEOUT_MS`) less a reserve for closing, 5 s, or half a budget shorter than 10 s.
+ */
+export function inFlightGraceMs(shutdownTimeoutMs: number): number {
+  return shutdownTimeoutMs - Math.min(CLOSING_RESERVE_MS, Math.floor(shutdownTimeoutMs / 2));
+}
+
 /** Prints a start-up failure (bad configuration, unreachable store) and exits non-zero. */
 export function exitOnStartupFailure(processName: string, err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);

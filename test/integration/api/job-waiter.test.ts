@@ -1,13 +1,15 @@
 /**
  * The api's waiter for synchronous media jobs, over real Redis and BullMQ: it listens before the
  * job is started, is woken by the worker's completion event and hands that event's return value to
- * `read`; without an event it polls.
+ * `read`; without an event it polls. While it waits it holds the job's waiter lease in Redis, taken
+ * before the job starts and renewed, so a worker can tell that someone waits for the job.
  */
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CompletionHint, JobWaiter, REQUEUE_AFTER_MS } from '../../../api/src/media/job-waiter.ts';
 import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
+import { WaiterLeases } from '../../../shared/src/media-jobs/waiter-lease.ts';
 import { createRedis } from '../../../shared/src/redis/redis.ts';
 import { testConfig } from '../../helpers/test-config.ts';
 
@@ -17,12 +19,18 @@ let connection: Redis;
 let queue: Queue;
 let waiter: JobWaiter;
 let worker: Worker;
+let commands: Redis;
+let leases: WaiterLeases;
+/** Short, so that a lease not renewed would lapse within a test. */
+const LEASE_MS = 600;
 const answers = new Map<string, unknown>();
 
 beforeAll(async () => {
   connection = createRedis(config.redis.url, { forBullmq: true });
   queue = new Queue('image', { connection, prefix });
-  waiter = new JobWaiter(config.redis.url, prefix, ['image']);
+  commands = createRedis(config.redis.url);
+  leases = new WaiterLeases(commands, { prefix, leaseMs: LEASE_MS });
+  waiter = new JobWaiter(config.redis.url, prefix, ['image'], leases);
   await waiter.start();
   const workerConnection = createRedis(config.redis.url, { forBullmq: true });
   worker = new Worker('image', async (job: Job) => answers.get(job.id as string), {
@@ -38,6 +46,7 @@ afterAll(async () => {
   await queue.obliterate({ force: true });
   await queue.close();
   await connection.quit();
+  await commands.quit();
 });
 
 const job = (id: string, status: MediaJob['status']) => ({ id, status }) as MediaJob;
@@ -173,5 +182,50 @@ describe('JobWaiter', () => {
     expect(outcome).toMatchObject({ ended: { status: 'completed' } });
     expect(starts).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(REQUEUE_AFTER_MS);
+  });
+
+  it('holds the job’s waiter lease from before its start, renewed past its length, until the wait ends', async () => {
+    const seen: boolean[] = [];
+    const controller = new AbortController();
+    const outcome = waiter.waitForEnd('w7', {
+      start: async () => {
+        seen.push(await leases.isAwaited('w7'));
+      },
+      read: async () => job('w7', 'running'),
+      timeoutMs: 10_000,
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
+    seen.push(await leases.isAwaited('w7'));
+    controller.abort();
+    await outcome;
+    expect(seen).toEqual([true, true]);
+    expect(await leases.isAwaited('w7')).toBe(false);
+  });
+
+  it('a lease its process no longer renews lapses within its length (the api was killed)', async () => {
+    const dying = new WaiterLeases(commands, { prefix, leaseMs: LEASE_MS });
+    await dying.hold('w8');
+    dying.stop();
+    expect(await leases.isAwaited('w8')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 100));
+    expect(await leases.isAwaited('w8')).toBe(false);
+  });
+
+  it('a lease Redis lost while its api waits is back by the time a worker has looked twice', async () => {
+    const controller = new AbortController();
+    const outcome = waiter.waitForEnd('w9', {
+      start: async () => undefined,
+      read: async () => job('w9', 'running'),
+      timeoutMs: 10_000,
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Redis restarted empty, say: the lease is gone, its api is not.
+    await commands.del(`${prefix}:media-waiter:w9`);
+    const worker = new WaiterLeases(commands, { prefix, leaseMs: LEASE_MS });
+    expect(await worker.isAwaited('w9')).toBe(true);
+    controller.abort();
+    await outcome;
   });
 });

@@ -7,67 +7,25 @@
  * charged. The killed api's jobs still complete on the worker; nobody delivers them, so the
  * worker's reconciler discards them: nothing charged, their images deleted from S3 and Redis.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../../infra/local-services/free-port.ts';
 import { billingKeys } from '../../../shared/src/billing/redis-keys.ts';
-import { loadConfig } from '../../../shared/src/config/config.ts';
 import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
-import {
-  type Connections,
-  closeConnections,
-  openConnections,
-} from '../../../shared/src/runtime/connections.ts';
-import { type OpenAIMediaUpstream, startOpenAIMediaUpstream } from '../../fakes/openai-media-upstream.ts';
-import { DEFAULT_FAKE_KEY } from '../../fakes/openai-upstream.ts';
-import { TEST_ADMIN_TOKEN } from '../../helpers/admin-client.ts';
-import { adminPost, startApiProcess } from '../../helpers/api-process.ts';
-import { captureLogger } from '../../helpers/capture-logger.ts';
-import { type SpawnedEntry, spawnEntry } from '../../helpers/spawn-entry.ts';
-import { testEnvironment } from '../../helpers/test-config.ts';
+import { fundedProcessKey, startApiProcess, useMediaProcesses } from '../../helpers/api-process.ts';
+import { spawnEntry } from '../../helpers/spawn-entry.ts';
 
 const LEASE_MS = 1_500;
 const WAIT_MS = 8_000;
 /** The provider's image call takes this long: every request is in flight for several leases. */
 const RENDER_MS = 6_000;
 
-const running: SpawnedEntry[] = [];
-let fake: OpenAIMediaUpstream;
-let env: Record<string, string | undefined>;
-let connections: Connections;
-
-beforeAll(async () => {
-  fake = await startOpenAIMediaUpstream();
-  env = testEnvironment({
-    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    LOG_LEVEL: 'warn',
-    HOLD_LEASE_MS: String(LEASE_MS),
-    MEDIA_WAIT_TIMEOUT_MS: String(WAIT_MS),
-    RECONCILE_INTERVAL_MS: '300',
-    OPENAI_BASE_URL: fake.url,
-    OPENAI_API_KEY: DEFAULT_FAKE_KEY,
-  });
-  connections = await openConnections(loadConfig(env), 'test', captureLogger('silent').logger);
+const stack = useMediaProcesses({
+  HOLD_LEASE_MS: String(LEASE_MS),
+  MEDIA_WAIT_TIMEOUT_MS: String(WAIT_MS),
+  RECONCILE_INTERVAL_MS: '300',
 });
-
-afterEach(() => {
-  for (const spawned of running.splice(0)) spawned.child.kill('SIGKILL');
-});
-
-afterAll(async () => {
-  await closeConnections(connections);
-  await fake.close();
-});
-
-async function fundedKey(origin: string, email: string): Promise<{ accountId: string; key: string }> {
-  const account = await adminPost<{ id: string }>(origin, '/accounts', { email });
-  await adminPost(origin, `/accounts/${account.id}/topups`, { amount: 1_000_000 });
-  const { key } = await adminPost<{ key: string }>(origin, `/accounts/${account.id}/keys`, {
-    rate_limit: 3000,
-  });
-  return { accountId: account.id, key };
-}
 
 function generateImage(origin: string, key: string): Promise<Response> {
   return fetch(`${origin}/v1/images/generations`, {
@@ -93,21 +51,21 @@ describe('an api killed (SIGKILL) with requests in flight', () => {
   }, async () => {
     const [portA, portB] = [await freePort(), await freePort()];
     const [{ api: doomed, origin: originA }, { origin: originB }] = await Promise.all([
-      startApiProcess(env, portA, running),
-      startApiProcess(env, portB, running),
+      startApiProcess(stack.env, portA, stack.running),
+      startApiProcess(stack.env, portB, stack.running),
     ]);
-    const worker = spawnEntry('workers/src/main.ts', { ...env, LOG_LEVEL: 'info' });
-    running.push(worker);
+    const worker = spawnEntry('workers/src/main.ts', { ...stack.env, LOG_LEVEL: 'info' });
+    stack.running.push(worker);
     await worker.waitFor(/worker ready/);
-    const victim = await fundedKey(originA, 'victim@example.test');
-    const survivor = await fundedKey(originB, 'survivor@example.test');
-    const prefix = `${env.QUEUE_PREFIX}:billing:`;
+    const victim = await fundedProcessKey(originA, 'victim@example.test');
+    const survivor = await fundedProcessKey(originB, 'survivor@example.test');
+    const prefix = `${stack.env.QUEUE_PREFIX}:billing:`;
     const walletHolds = (accountId: string) => billingKeys(prefix).walletHolds(accountId).expiries;
     const liveHolds = (accountId: string) =>
-      connections.redis.zcount(walletHolds(accountId), `(${Date.now()}`, '+inf');
+      stack.connections.redis.zcount(walletHolds(accountId), `(${Date.now()}`, '+inf');
 
-    fake.script.next({ kind: 'slow', delayMs: RENDER_MS }, 4);
-    const imageCalls = () => fake.requests.filter((r) => r.url === '/v1/images/generations').length;
+    stack.fake.script.next({ kind: 'slow', delayMs: RENDER_MS }, 4);
+    const imageCalls = () => stack.fake.requests.filter((r) => r.url === '/v1/images/generations').length;
     const doomedRequests = [1, 2, 3].map(() => generateImage(originA, victim.key).catch(() => null));
     await waitFor(async () => (await liveHolds(victim.accountId)) === 3, 10_000);
     const kept = generateImage(originB, survivor.key);
@@ -121,7 +79,7 @@ describe('an api killed (SIGKILL) with requests in flight', () => {
     const killedAt = Date.now();
     // The latest expiry its renewals set is at most one lease after the kill (read from the hold
     // set, not timed by polling, which a slow host would stretch)…
-    const [, latest] = await connections.redis.zrange(
+    const [, latest] = await stack.connections.redis.zrange(
       walletHolds(victim.accountId),
       '-1',
       '-1',
@@ -156,14 +114,14 @@ describe('an api killed (SIGKILL) with requests in flight', () => {
 
     // A's jobs completed on the worker with nobody to deliver them: the reconciler discards them.
     const jobsOf = async (accountId: string): Promise<MediaJob[]> =>
-      connections.store.mediaJobs.listOwned(accountId, 'image', 10);
+      stack.connections.store.mediaJobs.listOwned(accountId, 'image', 10);
     await waitFor(async () => {
       const jobs = await jobsOf(victim.accountId);
       return (
         jobs.length === 3 && jobs.every((job) => job.status === 'discarded' || job.status === 'cancelled')
       );
     }, 40_000);
-    const storage = createMediaStorage(connections.s3, env.S3_BUCKET as string);
+    const storage = createMediaStorage(stack.connections.s3, stack.env.S3_BUCKET as string);
     const isStored = async (key: string) => {
       const found = await storage.read(key);
       if (found !== null && found !== 'unsatisfiable') found.body.destroy();
@@ -176,21 +134,21 @@ describe('an api killed (SIGKILL) with requests in flight', () => {
         // The reconciler ends the job first, then removes its media: wait for the removal.
         await waitFor(async () => !(await isStored(image.key)), 5_000);
         if (image.handoff !== undefined)
-          expect(await connections.redis.exists(`${env.QUEUE_PREFIX}:media-handoff:${image.handoff}`)).toBe(
-            0,
-          );
+          expect(
+            await stack.connections.redis.exists(`${stack.env.QUEUE_PREFIX}:media-handoff:${image.handoff}`),
+          ).toBe(0);
       }
       expect(job.result?.kind === 'image' && job.result.images.length).toBe(1);
     }
-    expect(await connections.store.money.listLedger(victim.accountId, { limit: 10, kind: 'charge' })).toEqual(
-      [],
-    );
-    const charges = await connections.store.money.listLedger(survivor.accountId, {
+    expect(
+      await stack.connections.store.money.listLedger(victim.accountId, { limit: 10, kind: 'charge' }),
+    ).toEqual([]);
+    const charges = await stack.connections.store.money.listLedger(survivor.accountId, {
       limit: 10,
       kind: 'charge',
     });
     expect(charges.map((entry) => entry.id)).toEqual([keptJob]);
-    expect((await connections.store.mediaJobs.findById(keptJob))?.status).toBe('delivered');
-    expect(await connections.store.money.checkLedger()).toEqual([]);
+    expect((await stack.connections.store.mediaJobs.findById(keptJob))?.status).toBe('delivered');
+    expect(await stack.connections.store.money.checkLedger()).toEqual([]);
   });
 });

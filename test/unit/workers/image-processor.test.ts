@@ -30,6 +30,8 @@ interface Script {
   readonly complete?: 'ok' | 'refused' | 'throws';
   /** The job's status as read after a refused completion. */
   readonly statusAfter?: MediaJobStatus;
+  /** Whether an api still waits for the job (default: it does). */
+  readonly awaited?: boolean;
 }
 
 /** The PNGs of another attempt that completed the job first (its result names them). */
@@ -54,6 +56,10 @@ function run(script: Script) {
         return { ...running, status, result: completed ? { kind: 'image', provider: 'demo', images } : null };
       },
       markFailed: async () => null,
+      markCancelled: async () => {
+        calls.push('cancel');
+        return { ...running, status: 'cancelled' };
+      },
     } as unknown as MediaJobsRepository,
     storage: {
       put: async (key: string) => {
@@ -73,7 +79,13 @@ function run(script: Script) {
         calls.push(`drop ${names.join(',')}`);
       },
     },
-    billing: { settle: async () => ({}) as never, release: async () => undefined },
+    waiters: { isAwaited: async () => script.awaited ?? true },
+    billing: {
+      settle: async () => ({}) as never,
+      release: async () => {
+        calls.push('release');
+      },
+    },
     client: {} as never,
     catalogue: loadCatalogue(),
     config: loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', MONGO_URL: 'mongodb://127.0.0.1:1' }),
@@ -114,6 +126,13 @@ describe('image processor', () => {
     const { outcome, calls } = run({ complete: 'refused', statusAfter: 'cancelled' });
     await expect(outcome).resolves.toEqual({ status: 'discarded' });
     expect(calls.sort()).toEqual(['drop copy1,copy2', 'remove 2']);
+  });
+
+  it('a job no api waits for any more is cancelled and its hold released, the provider never called', async () => {
+    const { outcome, calls, put } = run({ awaited: false });
+    await expect(outcome).resolves.toEqual({ status: 'cancelled' });
+    expect(calls).toEqual(['cancel', 'release']);
+    expect(put).toEqual([]);
   });
 
   it('stores under keys of its own attempt: two runs of one job never write the same object', async () => {

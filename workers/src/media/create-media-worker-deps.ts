@@ -5,10 +5,15 @@ import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
+import { WaiterLeases } from '../../../shared/src/media-jobs/waiter-lease.ts';
 import type { Connections } from '../../../shared/src/runtime/connections.ts';
+import { withinMs } from '../../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../../shared/src/upstream/secret-scrubber.ts';
 import { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
+
+/** How long closing waits for the upstream calls still running (those of jobs left unfinished). */
+const CLIENT_CLOSE_MS = 500;
 
 /** Wires the media processors' dependencies over a worker process's connections; `close` undoes it. */
 export function createMediaWorkerDeps(
@@ -26,6 +31,10 @@ export function createMediaWorkerDeps(
     jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),
     handoff: configuredMediaHandoff(connections.redis, config, logger),
+    waiters: new WaiterLeases(connections.redis, {
+      prefix: config.queues.prefix,
+      leaseMs: config.media.waiterLeaseMs,
+    }),
     billing,
     client,
     catalogue,
@@ -40,7 +49,8 @@ export function createMediaWorkerDeps(
       stopRecovery();
       // Video charges settle here: what a settlement left to finish is written before the exit.
       await billing.close();
-      await client.close();
+      // Calls of jobs the stop left unfinished are not waited for: their jobs are rerun elsewhere.
+      await withinMs(client.close(), CLIENT_CLOSE_MS);
     },
   };
 }

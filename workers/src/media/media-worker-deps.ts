@@ -5,6 +5,7 @@ import type { Logger } from '../../../shared/src/logging/logger.ts';
 import type { MediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { MediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
+import type { WaiterCheck } from '../../../shared/src/media-jobs/waiter-lease.ts';
 import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 
 /** What the media processors need, wired once per worker process. */
@@ -13,6 +14,8 @@ export interface MediaWorkerDeps {
   readonly storage: MediaStorage;
   /** Short-lived Redis copies of small results for the waiting api (S3 stays the durable copy). */
   readonly handoff: MediaHandoff;
+  /** Whether an api still waits for a synchronous job: one nobody waits for is not run. */
+  readonly waiters: WaiterCheck;
   readonly billing: Pick<Billing, 'settle' | 'release'>;
   readonly client: UpstreamClient;
   readonly catalogue: Pick<Catalogue, 'get'>;

@@ -52,7 +52,7 @@ export type MediaWork = (job: MediaJob, model: CatalogueModel, attempt: string) 
 /**
  * The steps every media processor shares, each safe to repeat: load the document (the source of
  * truth), take it `queued|running → running`, do the work, record `running → completed`. A job that
- * already ended is left alone. When the api gave up on the job meanwhile, the completion is refused
+ * already ended is left alone; a synchronous one no api waits for any more is cancelled, not run. When the api gave up on the job meanwhile, the completion is refused
  * and the stored media is deleted. Failures: retryable ones are thrown for BullMQ to retry with
  * backoff, until the last attempt; then, and for the others, the job is `failed` (video: its hold is
  * released) and the error is unrecoverable.
@@ -66,6 +66,8 @@ export async function runMediaJob(
   const log = deps.logger.child({ jobId: bullJob.data.jobId, kind });
   const job = await deps.jobs.markRunning(bullJob.data.jobId, deps.now());
   if (job === null) return { status: (await deps.jobs.findById(bullJob.data.jobId))?.status ?? 'missing' };
+  // A synchronous job is run for an api that waits to deliver it: nobody waits, nobody would get it.
+  if (kind !== 'video' && !(await deps.waiters.isAwaited(job.id))) return cancelUnawaited(deps, job, log);
   const model = deps.catalogue.get(job.model);
   if (model === undefined) {
     await fail(deps, job, {
@@ -135,6 +137,23 @@ async function discardAttempt(
   );
   await Promise.all([deps.storage.remove(storedKeys), deps.handoff.drop(handoffs)]);
   return { status: completedElsewhere ? (current?.status ?? 'completed') : 'discarded' };
+}
+
+/**
+ * No api waits for the job any more (it stopped or was killed, or its client left, before a worker
+ * took the job: a rerun after a restart, say): `cancelled` without calling the provider, its hold
+ * released (the api's, which would lapse anyway).
+ */
+async function cancelUnawaited(
+  deps: MediaWorkerDeps,
+  job: MediaJob,
+  log: MediaWorkerDeps['logger'],
+): Promise<MediaJobReturn> {
+  const cancelled = await deps.jobs.markCancelled(job.id, deps.now());
+  if (cancelled === null) return { status: (await deps.jobs.findById(job.id))?.status ?? 'missing' };
+  await deps.billing.release({ requestId: job.id, accountId: job.accountId, keyId: job.keyId });
+  log.info('no api waits for the job any more: cancelled without calling the provider');
+  return { status: 'cancelled' };
 }
 
 async function fail(deps: MediaWorkerDeps, job: MediaJob, error: MediaJobError): Promise<void> {

@@ -7,14 +7,14 @@ import {
   anthropicResponseUsage,
 } from '../../../../shared/src/native/anthropic/usage.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
+import { anthropicProtocol } from '../../../../shared/src/native/stream/text-protocols.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
-import { clientGoneSignal } from '../../chat/client-gone.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { nativeTokenHold, planCache } from '../native-plan.ts';
 import { nativeTargets } from '../native-targets.ts';
-import { type NativeRelay, sendRejection, sendStream, sendWholeAnswer } from '../relay-native.ts';
+import { type NativeRelay, nativeCall, sendRejection, sendStream, sendWholeAnswer } from '../relay-native.ts';
 
 /** The Messages API version sent when the client names none (Anthropic requires the header). */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
@@ -65,7 +65,7 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
             `The gateway cannot bill ${unpriced.join(', ')} on ${mapped.model.id}: the request was not sent.`,
           );
         }
-        const signal = clientGoneSignal(reply);
+        const call = nativeCall(reply, deps);
         const forwarded: Record<string, string> = {};
         for (const name of FORWARDED_REQUEST_HEADERS) {
           const value = request.headers[name];
@@ -85,7 +85,7 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
             body: mapped.body(target.route),
           }),
           isCredentialRejection: (status) => status === 401 || status === 403,
-          signal,
+          signal: call.signal,
         });
         if (result.kind === 'rejection') return sendRejection(reply, result);
         const relay: NativeRelay = {
@@ -99,7 +99,11 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
           return sendWholeAnswer(reply, relay, result, () => undefined, { free: true });
         }
         if (parsed.stream === true)
-          return sendStream(reply, relay, result, new AnthropicUsageAccumulator(), signal);
+          return sendStream(reply, relay, result, {
+            accumulator: new AnthropicUsageAccumulator(),
+            protocol: anthropicProtocol(),
+            call,
+          });
         return sendWholeAnswer(reply, relay, result, (body) =>
           anthropicResponseUsage(JSON.parse(body.toString('utf8'))),
         );

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import type { MappedRequest } from '../../../../shared/src/native/map-json-model.ts';
-import { clientGoneSignal } from '../../chat/client-gone.ts';
+import type { StreamCallSignal } from '../../streaming/stream-call-signal.ts';
 import { forwardNative, type NativeAnswer, type NativeRejection } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { nativeTargets } from '../native-targets.ts';
+import { nativeCall } from '../relay-native.ts';
 
 /** The path prefix of ElevenLabs' API on the gateway. */
 export const ELEVENLABS_PREFIX = '/elevenlabs';
@@ -64,8 +65,8 @@ export async function forwardElevenLabs(
   request: FastifyRequest,
   reply: FastifyReply,
   call: ElevenLabsCall,
-): Promise<{ result: NativeAnswer | NativeRejection; signal: AbortSignal }> {
-  const signal = clientGoneSignal(reply);
+): Promise<{ result: NativeAnswer | NativeRejection; upstream: StreamCallSignal }> {
+  const upstream = nativeCall(reply, deps);
   const query = upstreamQuery(request.url);
   const result = await forwardNative(deps.client, {
     operation: 'generate_content',
@@ -76,7 +77,7 @@ export async function forwardElevenLabs(
       body: call.mapped.body(target.route),
     }),
     isCredentialRejection: (status) => status === 401 || status === 403,
-    signal,
+    signal: upstream.signal,
   });
-  return { result, signal };
+  return { result, upstream };
 }

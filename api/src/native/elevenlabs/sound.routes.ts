@@ -6,6 +6,7 @@ import { mapSoundModel } from '../../../../shared/src/native/elevenlabs/model-na
 import { checkSoundBounds, SOUND_SECONDS } from '../../../../shared/src/native/elevenlabs/request-bounds.ts';
 import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
+import { audioProtocol } from '../../../../shared/src/native/stream/stream-protocol.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { planCache } from '../native-plan.ts';
@@ -69,14 +70,18 @@ export async function soundRoutes(app: FastifyInstance, deps: NativeDeps): Promi
           `The gateway cannot bill a sound in ${outputFormat} without its length: set \`duration_seconds\` or another \`output_format\`; the request was not sent.`,
         );
       }
-      const { result, signal } = await forwardElevenLabs(deps, request, reply, {
+      const { result, upstream } = await forwardElevenLabs(deps, request, reply, {
         path: '/v1/sound-generation',
         contentType: 'application/json',
         mapped,
       });
       if (result.kind === 'rejection') return sendRejection(reply, result);
       const relay = { deps, admission, model: mapped.model, forwardHeaders: ELEVENLABS_RESPONSE_HEADERS };
-      return sendStream(reply, relay, result, soundUsageOf(parsed, meter), signal);
+      return sendStream(reply, relay, result, {
+        accumulator: soundUsageOf(parsed, meter),
+        protocol: audioProtocol(),
+        call: upstream,
+      });
     },
   );
 }

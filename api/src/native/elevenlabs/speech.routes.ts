@@ -6,6 +6,7 @@ import { checkSpeechBounds } from '../../../../shared/src/native/elevenlabs/requ
 import { speechUsage } from '../../../../shared/src/native/elevenlabs/usage.ts';
 import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
+import { audioProtocol } from '../../../../shared/src/native/stream/stream-protocol.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { planCache } from '../native-plan.ts';
@@ -60,14 +61,18 @@ export async function speechRoutes(app: FastifyInstance, deps: NativeDeps): Prom
       async (request, reply) => {
         const admission = requireAdmission(request);
         const { voiceId, mapped, usage } = plans.require(request);
-        const { result, signal } = await forwardElevenLabs(deps, request, reply, {
+        const { result, upstream } = await forwardElevenLabs(deps, request, reply, {
           path: `/v1/text-to-speech/${voiceId}${variant}`,
           contentType: 'application/json',
           mapped,
         });
         if (result.kind === 'rejection') return sendRejection(reply, result);
         const relay = { deps, admission, model: mapped.model, forwardHeaders: ELEVENLABS_RESPONSE_HEADERS };
-        return sendStream(reply, relay, result, fixedUsage(usage), signal);
+        return sendStream(reply, relay, result, {
+          accumulator: fixedUsage(usage),
+          protocol: audioProtocol(),
+          call: upstream,
+        });
       },
     );
   }

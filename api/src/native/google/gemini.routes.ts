@@ -21,16 +21,16 @@ import {
   generateContentUsage,
 } from '../../../../shared/src/native/google/usage.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
+import { geminiProtocol } from '../../../../shared/src/native/stream/text-protocols.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
 import type { GenAiOperation } from '../../../../shared/src/observability/semantic-attributes.ts';
 import type { AdmittedRequest } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
-import { clientGoneSignal } from '../../chat/client-gone.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { nativeTokenHold, planCache } from '../native-plan.ts';
 import { nativeTargets } from '../native-targets.ts';
-import { type NativeRelay, sendRejection, sendStream, sendWholeAnswer } from '../relay-native.ts';
+import { type NativeRelay, nativeCall, sendRejection, sendStream, sendWholeAnswer } from '../relay-native.ts';
 
 /** The API versions served: `v1beta`, and `v1`, where the Google Gen AI SDK for JS sends by default. */
 const VERSIONS = ['v1beta', 'v1'] as const;
@@ -97,7 +97,7 @@ function geminiRoute(
       const search = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
       checkQuery(method, search);
       refuseUnpriced(method, mapped, parsed);
-      const signal = clientGoneSignal(reply);
+      const call = nativeCall(reply, deps);
       const query = geminiUpstreamQuery(search);
       const result = await forwardNative(deps.client, {
         operation: geminiOperation(method),
@@ -108,7 +108,7 @@ function geminiRoute(
           body: mapped.body(target.route),
         }),
         isCredentialRejection,
-        signal,
+        signal: call.signal,
       });
       if (result.kind === 'rejection') return sendRejection(reply, result);
       const relay: NativeRelay = { deps, admission, model: mapped.model };
@@ -117,7 +117,11 @@ function geminiRoute(
           // Free at the provider, and here: passed back as it is.
           return sendWholeAnswer(reply, relay, result, () => undefined, { free: true });
         case 'streamGenerateContent':
-          return sendStream(reply, relay, result, new GeminiUsageAccumulator(isSseQuery(search)), signal);
+          return sendStream(reply, relay, result, {
+            accumulator: new GeminiUsageAccumulator(isSseQuery(search)),
+            protocol: geminiProtocol(isSseQuery(search)),
+            call,
+          });
         case 'generateContent':
           return sendWholeAnswer(reply, relay, result, (answer) =>
             generateContentUsage(JSON.parse(answer.toString('utf8'))),

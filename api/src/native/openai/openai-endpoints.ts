@@ -31,6 +31,11 @@ import {
   checkResponsesBounds,
 } from '../../../../shared/src/native/openai/request-bounds.ts';
 import { ResponsesUsageAccumulator, responsesUsage } from '../../../../shared/src/native/openai/usage.ts';
+import type { StreamProtocol } from '../../../../shared/src/native/stream/stream-protocol.ts';
+import {
+  chatCompletionsProtocol,
+  responsesProtocol,
+} from '../../../../shared/src/native/stream/text-protocols.ts';
 import type { UsageAccumulator } from '../../../../shared/src/native/stream/usage-accumulator.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
 import { nativeTokenHold } from '../native-plan.ts';
@@ -60,8 +65,8 @@ export interface OpenAIEndpoint {
   refuse(model: CatalogueModel, body: Body): void;
   /** The usage of a whole answer (its parsed JSON); undefined when it reports none. */
   usage(answer: unknown): NativeTokenUsage | undefined;
-  /** The observer of a streamed answer's usage; absent where the endpoint does not stream. */
-  streamAccumulator?: () => UsageAccumulator;
+  /** The observers of a streamed answer (its usage, its protocol); absent where the endpoint does not stream. */
+  stream?: () => { accumulator: UsageAccumulator; protocol: StreamProtocol };
 }
 
 /** Responses fields that bring in input stored at OpenAI, which the body's bytes do not show. */
@@ -87,7 +92,7 @@ export const RESPONSES_ENDPOINT: OpenAIEndpoint = {
     refuseUnpriced(model, unpricedRequestParts('openai-responses', model, body));
   },
   usage: responsesUsage,
-  streamAccumulator: () => new ResponsesUsageAccumulator(),
+  stream: () => ({ accumulator: new ResponsesUsageAccumulator(), protocol: responsesProtocol() }),
 };
 
 /** OpenAI's Chat Completions API: `POST /v1/chat/completions`, streamed or not. */
@@ -109,7 +114,7 @@ export const CHAT_COMPLETIONS_ENDPOINT: OpenAIEndpoint = {
     }
   },
   usage: chatCompletionsUsage,
-  streamAccumulator: () => new ChatCompletionsUsageAccumulator(),
+  stream: () => ({ accumulator: new ChatCompletionsUsageAccumulator(), protocol: chatCompletionsProtocol() }),
 };
 
 /** OpenAI's Embeddings API: `POST /v1/embeddings`. */

@@ -2,12 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
-import { clientGoneSignal } from '../../chat/client-gone.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { planCache } from '../native-plan.ts';
 import { nativeTargets } from '../native-targets.ts';
-import { type NativeRelay, sendRejection, sendStream, sendWholeAnswer } from '../relay-native.ts';
+import { type NativeRelay, nativeCall, sendRejection, sendStream, sendWholeAnswer } from '../relay-native.ts';
 import { OPENAI_ENDPOINTS, type OpenAIEndpoint } from './openai-endpoints.ts';
 
 /**
@@ -54,7 +53,7 @@ function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: Open
       const admission = requireAdmission(request);
       const { mapped, parsed } = plans.require(request);
       endpoint.refuse(mapped.model, parsed);
-      const signal = clientGoneSignal(reply);
+      const call = nativeCall(reply, deps);
       const result = await forwardNative(deps.client, {
         operation: endpoint.path === '/embeddings' ? 'embeddings' : 'chat',
         targets: nativeTargets(deps.config, mapped.routes),
@@ -65,12 +64,12 @@ function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: Open
         }),
         // 401: the gateway's key refused; 403: its organisation or region not allowed.
         isCredentialRejection: (status) => status === 401 || status === 403,
-        signal,
+        signal: call.signal,
       });
       if (result.kind === 'rejection') return sendRejection(reply, result);
       const relay: NativeRelay = { deps, admission, model: mapped.model };
-      if (parsed.stream === true && endpoint.streamAccumulator !== undefined)
-        return sendStream(reply, relay, result, endpoint.streamAccumulator(), signal);
+      if (parsed.stream === true && endpoint.stream !== undefined)
+        return sendStream(reply, relay, result, { ...endpoint.stream(), call });
       return sendWholeAnswer(reply, relay, result, (body) =>
         endpoint.usage(JSON.parse(body.toString('utf8'))),
       );

@@ -7,11 +7,13 @@
 
 const MAX_ELEMENT_BYTES = 64 * 1024 * 1024;
 
-type State = 'before-array' | 'between' | 'in-element' | 'after-array';
+/** Where the stream stands: before its array, between two elements, inside one, or after the array. */
+export type ArrayPosition = 'before-array' | 'between' | 'in-element' | 'after-array';
 
 export class JsonArrayObserver {
   readonly #onElement: (element: unknown) => void;
-  #state: State = 'before-array';
+  #state: ArrayPosition = 'before-array';
+  #elements = 0;
   #pieces: Uint8Array[] = [];
   #size = 0;
   #depth = 0;
@@ -51,6 +53,16 @@ export class JsonArrayObserver {
     if (this.#state === 'in-element' && this.#problem === undefined) this.#keep(chunk.subarray(from));
   }
 
+  /** Where the stream stands now (a stopped observation stays where it stopped). */
+  get position(): ArrayPosition {
+    return this.#state;
+  }
+
+  /** How many elements were closed so far. */
+  get elements(): number {
+    return this.#elements;
+  }
+
   /** Whether the array was closed: the stream ended as the protocol ends it. */
   get closed(): boolean {
     return this.#state === 'after-array';
@@ -86,6 +98,7 @@ export class JsonArrayObserver {
     this.#pieces = [];
     this.#size = 0;
     this.#state = 'between';
+    this.#elements += 1;
     try {
       this.#onElement(JSON.parse(text));
     } catch {

@@ -143,12 +143,11 @@ export function storeEnvironmentOf(config: Config): Record<string, string | unde
 export async function runLedgerCheckScript(
   fx: Pick<BillingFixture, 'config'>,
   args: string[] = [],
+  { storeOnly = false }: { storeOnly?: boolean } = {},
 ): Promise<{ code: number | null; output: string }> {
-  const env = testEnvironment({
-    ...storeEnvironmentOf(fx.config),
-    REDIS_URL: fx.config.redis.url,
-    LOG_LEVEL: 'warn',
-  });
+  const store = { ...storeEnvironmentOf(fx.config), LOG_LEVEL: 'warn' };
+  // `storeOnly`: the store's variables and nothing else (no Redis, no S3), as an operator may run it.
+  const env = storeOnly ? store : testEnvironment({ ...store, REDIS_URL: fx.config.redis.url });
   const child = spawn(process.execPath, ['scripts/ledger-check.ts', ...args], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

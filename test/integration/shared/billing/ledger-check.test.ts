@@ -18,6 +18,14 @@ describe('scripts/ledger-check.ts', () => {
   // Nothing is ever left pending on SQLite (one transaction per charge batch): recovery finds none.
   ledgerCheckScriptCases(fixtures);
 
+  it('needs the store only: SQLITE_PATH alone, no REDIS_URL', async () => {
+    const { fx } = await fixtures.populated();
+    const run = await runLedgerCheckScript(fx, [], { storeOnly: true });
+    expect(run.output).toMatch(/recovered 0 pending ledger entries/);
+    expect(run.output).toMatch(/ledger check: consistent/);
+    expect(run.code).toBe(0);
+  });
+
   it('refuses unknown arguments', async () => {
     const { fx } = await fixtures.populated();
     const run = await runLedgerCheckScript(fx, ['--frobnicate']);

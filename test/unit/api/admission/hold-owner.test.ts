@@ -6,9 +6,12 @@ import { describe, expect, it } from 'vitest';
 import {
   type AdmissionContext,
   handHoldTo,
+  queueChargeReplacingHold,
   takeHoldForRelease,
 } from '../../../../api/src/admission/admission-context.ts';
 import type { ResolvedKey } from '../../../../shared/src/accounts/key-cache.ts';
+import { SettlementClosedError } from '../../../../shared/src/billing/settlement-batcher.ts';
+import { AppError } from '../../../../shared/src/errors/app-error.ts';
 
 function admission(estimateMicros = 1_000n): AdmissionContext {
   return {
@@ -49,5 +52,37 @@ describe('a request hold', () => {
     handHoldTo(held, 'settlement');
     expect(held.holdOwner).toBe('settlement');
     expect(takeHoldForRelease(held)).toBe(false);
+  });
+
+  it('goes to the settlement once its charge is queued, even while the queue makes the caller wait', async () => {
+    const held = admission();
+    let admitWritten: () => void = () => undefined;
+    const waiting = queueChargeReplacingHold(held, () => new Promise((resolve) => (admitWritten = resolve)));
+    expect(held.holdOwner).toBe('settlement');
+    admitWritten();
+    await waiting;
+  });
+
+  it('stays the request’s, to be released, when its charge is refused before it was queued', () => {
+    const held = admission();
+    const refused = (() => {
+      try {
+        void queueChargeReplacingHold(held, () => {
+          throw new SettlementClosedError();
+        });
+      } catch (err) {
+        return err;
+      }
+    })();
+    // Answered as the restart it is (503, Retry-After), not as a bug.
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ status: 503, type: 'upstream_error' });
+    expect(held.holdOwner).toBe('request');
+    expect(() =>
+      queueChargeReplacingHold(held, () => {
+        throw new RangeError('invalid charge');
+      }),
+    ).toThrow(RangeError);
+    expect(takeHoldForRelease(held)).toBe(true);
   });
 });

@@ -4,14 +4,11 @@
  * a scripted client). What reaches the client, in which writes, and what is charged, for each.
  */
 import { describe, expect, it } from 'vitest';
-import type { AdmissionContext } from '../../../../api/src/admission/admission-context.ts';
-import type { ChatDeps } from '../../../../api/src/chat/chat-context.ts';
 import type { CompleteChatInput } from '../../../../api/src/use-cases/complete-chat.ts';
 import { completeChat } from '../../../../api/src/use-cases/complete-chat.ts';
 import { createEmbeddings } from '../../../../api/src/use-cases/create-embeddings.ts';
 import { openChatStream } from '../../../../api/src/use-cases/stream-chat.ts';
 import type { ResolvedKey } from '../../../../shared/src/accounts/key-cache.ts';
-import { NO_CALIBRATION } from '../../../../shared/src/billing/hold-calibration.ts';
 import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
 import type { CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';
 import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
@@ -19,6 +16,8 @@ import { loadConfig } from '../../../../shared/src/config/config.ts';
 import type { ChatRequest, UpstreamRequest } from '../../../../shared/src/providers/chat-types.ts';
 import { demoChat, demoEmbeddings } from '../../../../shared/src/providers/demo/index.ts';
 import type { UpstreamClient, UpstreamResponse } from '../../../../shared/src/upstream/upstream-client.ts';
+import { chargeRecordingDeps, heldAdmission } from '../../../helpers/chat-use-case-fixture.ts';
+import { OPENAI_USAGE, openaiDelta } from '../../../helpers/openai-chat-chunks.ts';
 
 const catalogue = loadCatalogue();
 const config = loadConfig({
@@ -55,42 +54,25 @@ function answer(reads: readonly string[], status = 200): UpstreamResponse {
 /** The process's dependencies with a scripted upstream; `sent` and `charged` record what happened. */
 function setup(reads: readonly string[] = []) {
   const sent: UpstreamRequest[] = [];
-  const charged: Array<{ costMicros: bigint; usage: unknown }> = [];
   const client = {
     send: async (request: UpstreamRequest) => {
       sent.push(request);
       return answer(reads);
     },
   } as unknown as UpstreamClient;
-  const deps: ChatDeps = {
-    config,
-    client,
-    billing: {
-      calibration: NO_CALIBRATION,
-      settleDeferred: async ({ costMicros, usage }) => {
-        charged.push({ costMicros, usage });
-      },
-    },
-    now: () => new Date('2026-01-01T00:00:00Z'),
-  };
+  const { deps, charged } = chargeRecordingDeps(config, client);
   return { deps, sent, charged };
 }
 
 function inputFor(modelId: string, request: Partial<ChatRequest> = {}): CompleteChatInput {
-  const admission: AdmissionContext = {
-    key: { id: 'key_1', accountId: 'acct_1' } as ResolvedKey,
-    holdId: 'req_1',
-    estimateMicros: 1_000n,
-    rateLimit: { limit: 60, remaining: 59 },
-    holdOwner: 'request',
-  };
   return {
     request: { model: modelId, messages: [{ role: 'user', content: 'Tell me about the sea.' }], ...request },
     model: modelOf(modelId),
-    admission,
+    admission: heldAdmission(),
     requestId: 'req_1',
     signal: new AbortController().signal,
     receivedAt: performance.now(),
+    stopping: new AbortController().signal,
   };
 }
 
@@ -99,20 +81,6 @@ async function writesOf(stream: AsyncGenerator<string>): Promise<string[]> {
   for await (const write of stream) writes.push(write);
   return writes;
 }
-
-const openaiSse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
-const openaiDelta = (content: string) =>
-  openaiSse({
-    id: 'c1',
-    object: 'chat.completion.chunk',
-    choices: [{ index: 0, delta: { content }, finish_reason: null }],
-  });
-const OPENAI_USAGE = openaiSse({
-  id: 'c1',
-  object: 'chat.completion.chunk',
-  choices: [],
-  usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
-});
 
 describe('chat use cases over a demo route', () => {
   it('complete with the simulator and charge its usage, calling no upstream', async () => {
@@ -141,12 +109,16 @@ describe('chat use cases over a demo route', () => {
     expect(charged[0]?.costMicros).toBe(tokenCostMicros(input.model.pricing, expected.usage));
   });
 
-  it('charge nothing when the client leaves a demo stream before its end', async () => {
+  it('charge a demo stream whose client leaves after output in full: it is read on to its end', async () => {
     const { deps, charged } = setup();
-    const stream = await openChatStream(deps, inputFor('demo/chat', { stream: true }));
+    const input = inputFor('demo/chat', { stream: true });
+    const stream = await openChatStream(deps, input);
     await stream.next();
     await stream.return(undefined);
-    expect(charged).toEqual([]);
+    const expected = demoChat.stream(input.request);
+    expect(charged.map((charge) => charge.costMicros)).toEqual([
+      tokenCostMicros(input.model.pricing, expected.usage),
+    ]);
   });
 
   it("embed with the simulator's vectors", async () => {

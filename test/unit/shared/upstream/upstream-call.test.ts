@@ -107,7 +107,7 @@ describe('callUpstream', () => {
         res.write('partial');
       }, 50);
     });
-    // The api's reason when a client goes away (chat/client-gone.ts): classified as aborted.
+    // The api's reason when a client goes away (streaming/answer-signal.ts): classified as aborted.
     const early = new AbortController();
     const pending = call(early.signal);
     early.abort(new DOMException('The client went away.', 'AbortError'));
