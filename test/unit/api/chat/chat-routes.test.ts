@@ -8,7 +8,6 @@ import type { CompleteChatInput } from '../../../../api/src/use-cases/complete-c
 import { completeChat } from '../../../../api/src/use-cases/complete-chat.ts';
 import { createEmbeddings } from '../../../../api/src/use-cases/create-embeddings.ts';
 import { openChatStream } from '../../../../api/src/use-cases/stream-chat.ts';
-import type { ResolvedKey } from '../../../../shared/src/accounts/key-cache.ts';
 import { tokenCostMicros } from '../../../../shared/src/billing/token-pricing.ts';
 import type { CatalogueModel } from '../../../../shared/src/catalogue/catalogue.ts';
 import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
