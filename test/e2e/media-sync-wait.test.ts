@@ -68,11 +68,28 @@ describe('the synchronous wait ends before the job', () => {
   });
 
   it('client gone: the aborted request cancels the job; not charged when the worker finishes later', async () => {
-    // 1 IRT: less than this request's hold, so a hold still counted refuses every request (402).
-    const poor = await m.fundedClient(1);
-    const balanceStatus = async () =>
-      (await fetch(`${m.gateway.origin}/v1/balance`, { headers: { authorization: `Bearer ${poor.key}` } }))
-        .status;
+    // 100 IRT. Whether the request's hold still counts: a bounded hold of the whole wallet fits only
+    // when nothing else is held (admitted, then released at once).
+    const poor = await m.fundedClient(100);
+    const balanceStatus = async () => {
+      const probe = `probe_${Math.random().toString(36).slice(2)}`;
+      const { outcome } = await m.gateway.services.billing.admit({
+        requestId: probe,
+        accountId: poor.accountId,
+        keyId: poor.keyId,
+        rateLimit: 3000,
+        monthlyCapMicros: null,
+        modelAllowed: true,
+        estimateMicros: 100_000_000n,
+        bounded: true,
+      });
+      await m.gateway.services.billing.release({
+        requestId: probe,
+        accountId: poor.accountId,
+        keyId: poor.keyId,
+      });
+      return outcome === 'admitted' ? 200 : 402;
+    };
     m.fakes.openai.script.next(SLOW);
     const before = await m.balanceMicros(poor.accountId);
     const calledBefore = calls('/v1/audio/speech');

@@ -115,7 +115,9 @@ describe('a stream whose client leaves after output', () => {
     ]);
     const read = await readThenLeave(await openChatStream(t.deps, t.input), 2, t.leave);
     expect(read.join('')).toContain('ves.');
-    expect(t.charged).toEqual([{ costMicros: costOf(REPORTED), usage: { inputTokens: 7, outputTokens: 3 } }]);
+    expect(t.charged).toEqual([
+      { costMicros: costOf(REPORTED), usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0 } },
+    ]);
     expect(t.state.aborted).toBe(false);
   });
 
