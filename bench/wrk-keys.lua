@@ -23,7 +23,12 @@ local function read_keys(path)
   return keys
 end
 
-local auth_name = wrk.headers["authorization"] and "authorization" or "Authorization"
+-- The key goes in the header -H gave, under the very name it gave (wrk keeps its case): setting
+-- another spelling would send two Authorization headers, and Node keeps the first.
+local auth_name = "Authorization"
+for name in pairs(wrk.headers) do
+  if name:lower() == "authorization" then auth_name = name end
+end
 local given = wrk.headers[auth_name] or ""
 local keys = read_keys(os.getenv("WRK_KEYS_FILE"))
 local rotate = false
