@@ -11,7 +11,7 @@ import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
-import { registerOpenApi } from './openapi/openapi.ts';
+import { registerOpenApi } from './openapi/lazy-docs.ts';
 import { registerBodyReadDeadline } from './plugins/body-read-deadline.ts';
 import {
   CONNECTIONS_CHECK_MS,
