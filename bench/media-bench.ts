@@ -29,7 +29,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts';
 import { writeKeepingAnalysis, writeMediaBlock } from './kept-analysis.ts';
-import { loopDelayOf } from './loop-delay.ts';
 import {
   type LatencyResult,
   type MediaStore,
@@ -40,7 +39,6 @@ import {
 import { rolesPhase } from './media-roles.ts';
 import { cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
 import { killAllNow, stopAll } from './processes.ts';
-import { probeS3Cost } from './s3-probe.ts';
 import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -145,7 +143,6 @@ async function latencyPhase(
     }
     const viaGateway: number[] = [];
     const viaDirect: number[] = [];
-    const measuredFrom = Date.now();
     // Interleaved, so both see the same machine state.
     for (let i = 0; i < settings.latencyN; i++) {
       let t = performance.now();
@@ -157,7 +154,7 @@ async function latencyPhase(
     }
     const timings = jobTimings(stack.sqlitePath);
     log(`latency breakdown: ${JSON.stringify(timings)}`);
-    const store = await measureStore(stack, 'latency', measuredFrom, Date.now());
+    const store = await measureStore(stack, 'latency');
     return { gateway: stats(viaGateway), direct: stats(viaDirect), store, timings };
   } finally {
     await stack.stop();
@@ -186,7 +183,6 @@ async function throughputPhase(
   try {
     const gw = `${stack.url}/v1/images/generations`;
     const started = performance.now();
-    const wallStart = Date.now();
     const measureFrom = started + settings.warmupSeconds * 1000;
     const measureTo = measureFrom + settings.seconds * 1000;
     const completions: number[] = [];
@@ -233,9 +229,7 @@ async function throughputPhase(
     const cpu: Record<string, number> = {};
     for (const name of Object.keys(cpuAfter))
       cpu[name] = ((cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0)) / settings.seconds;
-    const window = [settings.warmupSeconds, settings.warmupSeconds + settings.seconds];
-    const [fromMs, toMs] = window.map((s) => wallStart + s * 1000) as [number, number];
-    const store = await measureStore(stack, `w${workers}`, fromMs, toMs);
+    const store = await measureStore(stack, `w${workers}`);
     const result: ThroughputResult = {
       workers,
       concurrencyPerWorker: settings.concurrencyPerWorker,
@@ -260,15 +254,9 @@ async function throughputPhase(
 
 /**
  * The phase's SQLite file when the load ended (apps running), then after the workers and the api
- * closed gracefully (queued charges written), the ledger check on the closed file, and the api's
- * event-loop delay over [fromMs, toMs].
+ * closed gracefully (queued charges written), and the ledger check on the closed file.
  */
-async function measureStore(
-  stack: MediaStack,
-  phase: string,
-  fromMs: number,
-  toMs: number,
-): Promise<MediaStore> {
+async function measureStore(stack: MediaStack, phase: string): Promise<MediaStore> {
   const atLoadEnd = snapshotStore(stack.sqlitePath);
   await stack.stopApps();
   const afterClose = snapshotStore(stack.sqlitePath);
@@ -283,7 +271,6 @@ async function measureStore(
     atLoadEnd,
     afterClose,
     ledgerCheck,
-    apiLoopDelay: loopDelayOf(stack.loopDelayDir, 'api', fromMs, toMs),
   };
   log(
     `${phase}: SQLite ${formatSize(afterClose?.size)} after close, ${afterClose?.ledgerRows ?? 'n/a'} ledger rows, ${afterClose?.mediaJobs ?? 'n/a'} media jobs; ledger check: ${describeVerdict(ledgerCheck)}`,
@@ -349,8 +336,6 @@ async function main(): Promise<void> {
             log,
             measureStore,
           });
-    const s3 = await probeS3Cost(join(TMP, 's3-probe'));
-    log(`s3 probe: ${JSON.stringify(s3)}`);
     const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
     const knobs = Object.entries(env)
       .filter(([name]) => /^(MEDIA_BENCH_[A-Z_]+|KEEP)$/.test(name))
@@ -375,7 +360,6 @@ async function main(): Promise<void> {
       latency,
       throughput,
       roles,
-      s3,
     };
     writeKeepingAnalysis(file, renderMediaResults(report));
     // The full set of phases (the default): its headline numbers go to bench/RESULTS.md as well.

@@ -1,7 +1,6 @@
 /** Renders bench/MEDIA-RESULTS.md from the numbers `node bench/media-bench.ts` measured. */
-import { formatLoopDelay, type LoopDelay } from './loop-delay.ts';
+
 import type { RolesResult } from './media-roles.ts';
-import type { S3Cost } from './s3-probe.ts';
 import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
 
 export interface Stats {
@@ -19,8 +18,6 @@ export interface MediaStore {
   afterClose: StoreSnapshot | null;
   /** Every wallet against the sum of its ledger entries, on the closed file. */
   ledgerCheck: LedgerVerdict | undefined;
-  /** The api's event-loop delay during the measured requests. */
-  apiLoopDelay: LoopDelay | null;
 }
 
 export interface LatencyResult {
@@ -55,7 +52,6 @@ export interface ReportInput {
   throughput: ThroughputResult[];
   /** The per-role phase (./media-roles.ts), when it ran. */
   roles?: RolesResult;
-  s3?: S3Cost;
   /** Said at the top when present (a shortened run). */
   note?: string;
 }
@@ -155,19 +151,17 @@ export function renderMediaResults(r: ReportInput): string {
     "The phase's SQLite file, read read-only from outside (`bench/store-file.ts`) when the load ended",
     '(api and workers running) and after they closed gracefully (queued charges written, WAL',
     'checkpointed); nothing pruned. Ledger check: every wallet against the sum of its ledger entries on',
-    'the closed file. Event-loop delay of the api during the measured requests:',
-    '`perf_hooks.monitorEventLoopDelay` loaded with `node --import bench/loop-delay-preload.ts` (the api',
-    "unchanged; the delay beyond its 10 ms timer; p50/p99: medians over the seconds of each second's value).",
+    'the closed file.',
     '',
-    '| phase | size at load end (db + wal) | size after close | ledger rows | media jobs | ledger check | api event-loop delay |',
-    '|---|---|---|---|---|---|---|',
+    '| phase | size at load end (db + wal) | size after close | ledger rows | media jobs | ledger check |',
+    '|---|---|---|---|---|---|',
     storeRow('latency', l.store),
     ...t.map((x) => storeRow(`${x.workers} worker(s)`, x.store)),
     ...(r.roles === undefined ? [] : [storeRow('per-role pools', r.roles.store)]),
     '',
-    '## Reading: where the time goes',
+    '## Caveats',
     '',
-    ...reading(r),
+    ...reading(),
     '',
   ];
   return `${lines.join('\n')}\n`;
@@ -186,61 +180,19 @@ function storeLine(s: MediaStore): string {
 
 function storeRow(phase: string, s: MediaStore): string {
   const after = s.afterClose;
-  return `| ${phase} | ${formatSize(s.atLoadEnd?.size)} | ${formatSize(after?.size)} | ${after?.ledgerRows ?? 'n/a'} | ${after?.mediaJobs ?? 'n/a'} | ${describeVerdict(s.ledgerCheck)} | ${formatLoopDelay(s.apiLoopDelay)} |`;
+  return `| ${phase} | ${formatSize(s.atLoadEnd?.size)} | ${formatSize(after?.size)} | ${after?.ledgerRows ?? 'n/a'} | ${after?.mediaJobs ?? 'n/a'} | ${describeVerdict(s.ledgerCheck)} |`;
 }
 
-/** Mean of the first and the last `k` seconds of a per-second row. */
-const edge = (row: number[], k: number, last: boolean) => {
-  const part = last ? row.slice(-k) : row.slice(0, k);
-  return part.reduce((a, b) => a + b, 0) / Math.max(1, part.length);
-};
-
-function reading(r: ReportInput): string[] {
-  const { latency: l, throughput: t } = r;
-  const one = t.find((x) => x.workers === 1);
-  const early1 = one ? edge(one.perSecond, 3, false) : Number.NaN;
-  const out: string[] = [];
-  const added = l.gateway.p50 - l.direct.p50;
-  const worker = (l.timings.createdToCompletedMs ?? Number.NaN) - l.direct.p50;
-  const s3 = r.s3;
-  const s3Line =
-    s3 === undefined
-      ? '  (S3 probe not run.)'
-      : `  Measured apart (\`bench/s3-probe.ts\`, ${s3.bytes} bytes): one put to s3rver ${f1(s3.s3rver.put)} ms and one get ${f1(s3.s3rver.get)} ms, against ${f1(s3.noop.put)} / ${f1(s3.noop.get)} ms for the same SDK calls to a no-op HTTP server.`;
-  out.push(
-    `- **Latency (added p50 ${f1(added)} ms vs the 10 ms target).** The provider call itself is ${f1(l.direct.p50)} ms;`,
-    `  the job path adds about ${f1(worker)} ms on the worker side (BullMQ pickup, the queued -> running and`,
-    '  running -> completed conditional updates, the PNG put to S3 beside its short-lived Redis copy),',
-    `  ${f1(l.timings.completedToDeliveredMs ?? Number.NaN)} ms between completion and delivery (QueueEvents wake-up, the delivered update,`,
-    '  queuing the charge for the group commit) and the rest in admission, the hold, the job insert and',
-    '  enqueue, and the extra HTTP hop.',
-    s3Line,
-  );
-  for (const x of t.filter((y) => y.workers > 1)) {
-    const early = edge(x.perSecond, 3, false);
-    const late = edge(x.perSecond, 3, true);
-    const cores = Object.values(x.cpu).reduce((a, b) => a + b, 0);
-    out.push(
-      `- **${x.workers} workers: ${f1(x.jobsPerSecond)} jobs/s, efficiency ${(x.jobsPerSecond / (x.workers * (one?.jobsPerSecond ?? Number.NaN))).toFixed(2)}.** In the first 3 s of the window it`,
-      `  ran ${f1(early)} jobs/s (efficiency against the first 3 s with 1 worker: ${(early / (x.workers * early1)).toFixed(2)}), in the last 3 s ${f1(late)} jobs/s.`,
-      `  The api (SQLite included) used ${x.cpu.api?.toFixed(2)} cores, all workers together (SQLite included) ${x.cpu.workers?.toFixed(2)}, Redis ${x.cpu.redis?.toFixed(2)}; everything ${cores.toFixed(2)} of 2.`,
-      `  Store after the phase: ${storeLine(x.store)}.`,
-    );
-  }
-  out.push(
-    '',
-    '## Caveats',
-    '',
-    '- One run, no repetition, on a 2-core machine where the load generator, the fake provider,',
-    '  s3rver, Redis, the api and up to 4 workers (SQLite runs inside the api and the workers) share',
-    '  the CPUs (nothing pinned); at 4 workers the whole machine can be close to busy, which also caps',
-    '  scaling.',
-    '- The per-segment latency split uses row timestamps at 1 ms resolution (medians).',
-    '- CPU is from /proc/<pid>/stat (utime + stime) before and after the measured window; the runner',
-    '  row is this process (load generator + fake provider + s3rver) from process.cpuUsage().',
-    '- Jobs/s counts client-side completions (HTTP 200 with the image) inside the window.',
-  );
-  return out;
+/** How the numbers were taken, and what they do not say. */
+function reading(): string[] {
+  return [
+    '- One run, on a machine whose cores the load generator, the fake provider, s3rver, Redis, the api',
+    '  and the workers share (SQLite runs inside the api and the workers; nothing pinned): at 4',
+    '  workers the whole machine can be close to busy, which caps scaling too.',
+    "- The latency split uses the `media_jobs` rows' timestamps (1 ms resolution, medians); CPU is",
+    '  from /proc/<pid>/stat before and after the measured window (the runner row: this process);',
+    '  jobs/s counts client-side completions (HTTP 200 with the image) inside the window.',
+  ];
 }
 
 /**

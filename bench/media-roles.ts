@@ -91,12 +91,7 @@ export interface RolesOptions {
   readonly logDir: string;
   readonly log: (line: string) => void;
   /** Reads the phase's store once its load ended (media-bench's measureStore). */
-  readonly measureStore: (
-    stack: MediaStack,
-    phase: string,
-    fromMs: number,
-    toMs: number,
-  ) => Promise<MediaStore>;
+  readonly measureStore: (stack: MediaStack, phase: string) => Promise<MediaStore>;
 }
 
 interface Completion {
@@ -127,17 +122,13 @@ export async function rolesPhase(o: RolesOptions): Promise<RolesResult> {
     await stack.addWorker('video', VIDEO_CONCURRENCY);
     const load = startLoad(stack, imageClients, o.log);
     const steps: RolesStep[] = [];
-    let windowStart = 0;
-    let windowEnd = 0;
     for (const imageWorkers of s.imageSteps) {
       while (stack.pool('image').length < imageWorkers) await stack.addWorker('image', s.imageConcurrency);
       await sleep(s.warmupSeconds * 1000);
       const cpuBefore = cpuOf(stack);
       const from = performance.now();
-      windowStart ||= Date.now();
       const waiting = await sampleWaiting(redis, stack.queuePrefix, s.seconds * 1000);
       const to = performance.now();
-      windowEnd = Date.now();
       const cpuAfter = cpuOf(stack);
       const images = load.images.filter((c) => c.at >= from && c.at <= to);
       const videos = load.videos.filter((c) => c.at >= from && c.at <= to);
@@ -165,7 +156,7 @@ export async function rolesPhase(o: RolesOptions): Promise<RolesResult> {
       steps.push(step);
     }
     await load.stop();
-    const store = await o.measureStore(stack, 'roles', windowStart, windowEnd);
+    const store = await o.measureStore(stack, 'roles');
     return {
       settings: { ...s, videoConcurrency: VIDEO_CONCURRENCY, imageClients, videoClients: VIDEO_CLIENTS },
       steps,

@@ -15,7 +15,6 @@ import { startS3Server } from '../infra/local-services/s3-server.ts';
 import type { QueueName } from '../shared/src/jobs/queue-names.ts';
 import { benchApiEnv } from './api-env.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
-import { LOOP_DELAY_PRELOAD } from './loop-delay.ts';
 import { type Owned, own, startProcess, waitForHttp } from './processes.ts';
 import { median } from './stats.ts';
 import { deliveredJobTimes } from './store-file.ts';
@@ -31,8 +30,6 @@ export interface MediaStack {
   readonly queuePrefix: string;
   /** The phase's SQLite file, shared by the api and the workers. */
   readonly sqlitePath: string;
-  /** Where the api's event-loop delay samples go (./loop-delay.ts reads them). */
-  readonly loopDelayDir: string;
   readonly keys: readonly string[];
   /** Starts one more worker process running `role` alone; resolves once it is ready. */
   addWorker(role: QueueName, concurrency: number): Promise<Owned>;
@@ -63,7 +60,6 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
   rmSync(o.storeDir, { recursive: true, force: true });
   mkdirSync(o.storeDir, { recursive: true });
   const sqlitePath = join(o.storeDir, 'gateway.db');
-  const loopDelayDir = join(o.storeDir, 'loop-delay');
   const redisLocal = await startRedisServer('redis-server', { detached: true });
   const redis = own(`redis-server (${o.phase})`, redisLocal.process.child);
   const s3 = await startS3Server(o.s3Dir);
@@ -83,9 +79,9 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
   const api = startProcess({
     name: `api (${o.phase})`,
     command: process.execPath,
-    args: ['--import', LOOP_DELAY_PRELOAD, 'api/src/main.ts'],
+    args: ['api/src/main.ts'],
     cwd: o.root,
-    env: { ...baseEnv, BENCH_LOOP_DELAY_DIR: loopDelayDir },
+    env: baseEnv,
     logFile: join(o.logDir, `api-${o.phase}.log`),
   });
   const workers: Owned[] = [];
@@ -137,7 +133,6 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
       redisUrl: redisLocal.url,
       queuePrefix,
       sqlitePath,
-      loopDelayDir,
       keys,
       addWorker,
       pool,
