@@ -4,14 +4,12 @@
  * for the run, and for each phase a gateway of its own: an empty Redis, an s3rver, a fresh SQLite
  * file (the store `npm start` uses), the api, its accounts and keys.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from '../infra/local-services/free-port.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
-import { startS3Server } from '../infra/local-services/s3-server.ts';
-import { benchApiEnv } from './api-env.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
+import { type BenchApi, startBenchApi } from './bench-api.ts';
 import { MEMORY_PRELOAD } from './memory.ts';
 import { type Owned, own, pinRunning, startProcess, waitForHttp } from './processes.ts';
 
@@ -45,8 +43,6 @@ export interface StartedFloor {
 
 /** The spec's limit of active keys per account. */
 const KEYS_PER_ACCOUNT = 25;
-/** Longer than the api's own SHUTDOWN_TIMEOUT_MS (10 s): it may flush settlements before exiting. */
-export const API_STOP_GRACE_MS = 25_000;
 
 /** A node server of the run on the server CPU (`{port}` in its arguments: a free one), once `probe` answers. */
 async function startServer(
@@ -110,12 +106,8 @@ export function startFloor(
   return startServer(run, name, args, '/', { cwd: run.root, env });
 }
 
-/** The gateway of one phase. */
-export interface Gateway {
-  readonly api: Owned;
-  readonly url: string;
-  readonly redis: Owned;
-  readonly redisUrl: string;
+/** The gateway of one phase: its api and stores, and the keys of its accounts. */
+export interface Gateway extends BenchApi {
   readonly scratch: string;
   readonly sqlitePath: string;
   /** Where the api writes its memory when asked (./memory-preload.ts). */
@@ -124,9 +116,6 @@ export interface Gateway {
   /** The probe account's key: outside the load keys' file, so no load spends its rate limit. */
   readonly probeKey: string;
   readonly keysFile: string;
-  /** Stops the api alone (SIGTERM, then SIGKILL after API_STOP_GRACE_MS). */
-  stopApi(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 /** A phase's gateway on fresh stores, `nodeFlags` given to its api, ready and with its keys. */
@@ -142,44 +131,32 @@ export async function startGateway(
   mkdirSync(scratch, { recursive: true });
   const sqlitePath = join(scratch, 'gateway.db');
   const memoryDir = join(scratch, 'memory');
-  const redisLocal = await startRedisServer('redis-server', { detached: true });
-  const redis = own(`redis-server (${phase})`, redisLocal.process.child);
-  pinRunning(redis.pid, run.storesCpus);
-  const s3 = await startS3Server(join(scratch, 's3'));
-  const port = await freePort();
-  const adminToken = randomBytes(24).toString('base64url');
-  const url = `http://127.0.0.1:${port}`;
-  const api = startProcess({
-    name: `api (${phase})`,
-    command: process.execPath,
-    args: [...nodeFlags, '--import', MEMORY_PRELOAD, 'api/src/main.ts'],
-    cwd: run.root,
+  const api = await startBenchApi({
+    root: run.root,
+    phase,
+    sqlitePath,
+    s3Dir: join(scratch, 's3'),
+    bucket: 'bench-media',
+    logDir: run.logs,
     env: {
-      ...benchApiEnv({ port, redisUrl: redisLocal.url, sqlitePath, s3, bucket: 'bench-media', adminToken }),
       BENCH_MEMORY_DIR: memoryDir,
       OPENAI_BASE_URL: `${peers.mockUrl}/v1`,
       OPENAI_API_KEY: 'sk-bench-anything',
       CATALOGUE_PATH: join(run.root, 'bench', 'catalogue.json'),
     },
-    logFile: join(run.logs, `api-${phase}.log`),
+    nodeFlags: [...nodeFlags, '--import', MEMORY_PRELOAD],
     cpus: run.serverCpus,
+    redisCpus: run.storesCpus,
   });
-  const stopApi = () => api.stop(API_STOP_GRACE_MS);
-  const stop = async () => {
-    await stopApi();
-    await redis.stop();
-    await s3.stop().catch(() => undefined);
-  };
   try {
-    await waitForHttp(`${url}/readyz`, api, (status) => status === 200);
-    const keys = await makeKeys(run, url, adminToken);
+    const keys = await makeKeys(run, api.url, api.adminToken);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
     run.log(
-      `${phase}: api ${url} (pid ${api.pid}) on a fresh SQLite file ${relative(run.root, sqlitePath)}, ${keys.loadKeys.length} keys, ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `${phase}: api ${api.url} (pid ${api.api.pid}), ${keys.loadKeys.length} keys, ready in ${seconds} s`,
     );
-    const base = { api, url, redis, redisUrl: redisLocal.url, scratch, sqlitePath, memoryDir };
-    return { ...base, ...keys, stopApi, stop };
+    return { ...api, ...keys, scratch, sqlitePath, memoryDir };
   } catch (err) {
-    await stop();
+    await api.stop();
     throw err;
   }
 }

@@ -5,11 +5,12 @@
  * 1. Latency: the synchronous image request through api -> BullMQ -> worker -> S3 -> the store
  *    (POST /v1/images/generations, openai/gpt-image-1) against the same fake OpenAI provider called
  *    directly with the body the adapter sends, sequentially, 0 ms provider delay.
- * 2. Throughput: 1, 2 and 4 image worker processes at a 200 ms provider delay, closed loop at
- *    2 x total worker concurrency, jobs/s and scaling efficiency.
- * 3. Per-role pools (./media-roles.ts): image and video workers as separate processes under load at
- *    once; the image pool grows (1, then 2 processes) while the video pool stays at 1: image jobs/s,
- *    video renders/s and the queues' waiting counts (what the KEDA triggers read) at each step.
+ * 2. Throughput (./media-pools.ts): an image pool grown to 1, 2 and 4 worker processes in one running
+ *    stack at a 200 ms provider delay, closed loop at 2 x the pool's concurrency: jobs/s and
+ *    scaling efficiency.
+ * 3. Per-role pools (./media-pools.ts): the same with a video pool of one process beside it, loaded
+ *    throughout: the image pool grows (1, then 2 processes) while the video pool stays; image
+ *    jobs/s, video renders/s and the queues' waiting counts (what the KEDA triggers read).
  *
  * Every phase gets its own empty redis-server and s3rver and its own fresh SQLite file (the store
  * `npm start` uses; the api and the workers of the phase share it; nothing pruned), so phases do not
@@ -22,22 +23,20 @@
  * the per-role phase, growing; empty skips it), MEDIA_BENCH_TIME_LIMIT_S (300), KEEP (1 keeps the
  * scratch folders with the processes' logs and the SQLite files).
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts';
 import { writeKeepingAnalysis, writeMediaBlock } from './kept-analysis.ts';
+import { poolPhase } from './media-pools.ts';
 import {
   type LatencyResult,
   type MediaStore,
   renderMediaResults,
   renderMediaSummary,
-  type ThroughputResult,
 } from './media-report.ts';
-import { rolesPhase } from './media-roles.ts';
-import { cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
+import { jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
 import { killAllNow, stopAll } from './processes.ts';
 import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
 
@@ -161,97 +160,6 @@ async function latencyPhase(
   }
 }
 
-async function throughputPhase(
-  upstreamUrl: string,
-  script: { always(b: unknown): void },
-  workers: number,
-): Promise<ThroughputResult> {
-  script.always({ kind: 'slow', delayMs: settings.delayMs });
-  const concurrency = 2 * workers * settings.concurrencyPerWorker;
-  const stack = await startMediaStack({
-    root: ROOT,
-    phase: `w${workers}`,
-    upstreamUrl,
-    workers,
-    workerConcurrency: settings.concurrencyPerWorker,
-    s3Dir: join(TMP, `s3-w${workers}`),
-    storeDir: join(STORES, `w${workers}`),
-    logDir: LOGS,
-    keys: 8,
-    log,
-  });
-  try {
-    const gw = `${stack.url}/v1/images/generations`;
-    const started = performance.now();
-    const measureFrom = started + settings.warmupSeconds * 1000;
-    const measureTo = measureFrom + settings.seconds * 1000;
-    const completions: number[] = [];
-    const latencies: number[] = [];
-    let errors = 0;
-    let firstError = '';
-    let cpuBefore: Record<string, number> = {};
-    const snapshot = () => cpuOf(stack);
-    const beforeTimer = setTimeout(() => {
-      cpuBefore = snapshot();
-    }, settings.warmupSeconds * 1000);
-    let cpuAfter: Record<string, number> = {};
-    const afterTimer = setTimeout(
-      () => {
-        cpuAfter = snapshot();
-      },
-      (settings.warmupSeconds + settings.seconds) * 1000,
-    );
-    let n = 0;
-    const client = async () => {
-      while (performance.now() < measureTo) {
-        const key = stack.keys[n++ % stack.keys.length] ?? '';
-        const t = performance.now();
-        try {
-          await post(gw, key, GATEWAY_BODY);
-          const end = performance.now();
-          if (t >= measureFrom && end <= measureTo) latencies.push(end - t);
-          completions.push(end);
-        } catch (err) {
-          errors++;
-          firstError ||= String(err);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, client));
-    clearTimeout(beforeTimer);
-    clearTimeout(afterTimer);
-    const inWindow = completions.filter((t) => t >= measureFrom && t <= measureTo);
-    const perSecond = Array.from(
-      { length: settings.seconds },
-      (_, i) =>
-        inWindow.filter((t) => t >= measureFrom + i * 1000 && t < measureFrom + (i + 1) * 1000).length,
-    );
-    const cpu: Record<string, number> = {};
-    for (const name of Object.keys(cpuAfter))
-      cpu[name] = ((cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0)) / settings.seconds;
-    const store = await measureStore(stack, `w${workers}`);
-    const result: ThroughputResult = {
-      workers,
-      concurrencyPerWorker: settings.concurrencyPerWorker,
-      clients: concurrency,
-      jobsPerSecond: inWindow.length / settings.seconds,
-      perSecond,
-      latency: stats(latencies),
-      errors,
-      firstError,
-      cpu,
-      store,
-      totalCompleted: completions.length,
-    };
-    log(
-      `w${workers}: ${result.jobsPerSecond.toFixed(1)} jobs/s, p50 ${result.latency.p50.toFixed(0)} ms, errors ${errors}, cpu ${JSON.stringify(cpu)}`,
-    );
-    return result;
-  } finally {
-    await stack.stop();
-  }
-}
-
 /**
  * The phase's SQLite file when the load ended (apps running), then after the workers and the api
  * closed gracefully (queued charges written), and the ledger check on the closed file.
@@ -278,24 +186,37 @@ async function measureStore(stack: MediaStack, phase: string): Promise<MediaStor
   return store;
 }
 
-/** CPU seconds so far: api (SQLite included), workers (sum), redis, this process (loadgen + fake + s3rver). */
-function cpuOf(stack: MediaStack): Record<string, number> {
-  const self = process.cpuUsage();
-  return {
-    api: cpuSeconds(stack.api.pid),
-    workers: stack.workers.reduce((sum, w) => sum + cpuSeconds(w.pid), 0),
-    redis: cpuSeconds(stack.redis.pid),
-    'runner (loadgen, fake provider, s3rver)': (self.user + self.system) / 1e6,
-  };
-}
-
 function machine(): string {
   const cpus = os.cpus();
-  let mem = '';
-  try {
-    mem = execFileSync('free', ['-m']).toString().split('\n')[1]?.trim().split(/\s+/)[1] ?? '';
-  } catch {}
-  return `${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${mem ? `${mem} MB RAM, ` : ''}${os.type()} ${os.release()}, Node ${process.version}`;
+  return `${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+/** A pool phase (./media-pools.ts) with this run's settings. */
+function pools(
+  phase: string,
+  upstream: Awaited<ReturnType<typeof startOpenAIMediaUpstream>>,
+  imageSteps: readonly number[],
+  video: boolean,
+) {
+  return poolPhase({
+    phase,
+    root: ROOT,
+    upstreamUrl: upstream.url,
+    script: upstream.script as never,
+    settings: {
+      imageSteps,
+      imageConcurrency: settings.concurrencyPerWorker,
+      warmupSeconds: settings.warmupSeconds,
+      seconds: settings.seconds,
+      delayMs: settings.delayMs,
+      video,
+    },
+    s3Dir: join(TMP, `s3-${phase}`),
+    storeDir: join(STORES, phase),
+    logDir: LOGS,
+    log,
+    measureStore,
+  });
 }
 
 async function main(): Promise<void> {
@@ -313,29 +234,12 @@ async function main(): Promise<void> {
     log(
       `latency: gateway p50 ${latency.gateway.p50.toFixed(1)} ms p99 ${latency.gateway.p99.toFixed(1)} ms; direct p50 ${latency.direct.p50.toFixed(1)} ms p99 ${latency.direct.p99.toFixed(1)} ms`,
     );
-    const throughput: ThroughputResult[] = [];
-    for (const k of settings.workerCounts)
-      throughput.push(await throughputPhase(upstream.url, upstream.script as never, k));
-    const roles =
-      settings.roleSteps.length === 0
+    const throughput =
+      settings.workerCounts.length === 0
         ? undefined
-        : await rolesPhase({
-            root: ROOT,
-            upstreamUrl: upstream.url,
-            script: upstream.script as never,
-            settings: {
-              imageSteps: settings.roleSteps,
-              imageConcurrency: settings.concurrencyPerWorker,
-              warmupSeconds: settings.warmupSeconds,
-              seconds: settings.seconds,
-              delayMs: settings.delayMs,
-            },
-            s3Dir: join(TMP, 's3-roles'),
-            storeDir: join(STORES, 'roles'),
-            logDir: LOGS,
-            log,
-            measureStore,
-          });
+        : await pools('throughput', upstream, settings.workerCounts, false);
+    const roles =
+      settings.roleSteps.length === 0 ? undefined : await pools('roles', upstream, settings.roleSteps, true);
     const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
     const knobs = Object.entries(env)
       .filter(([name]) => /^(MEDIA_BENCH_[A-Z_]+|KEEP)$/.test(name))
@@ -363,7 +267,7 @@ async function main(): Promise<void> {
     };
     writeKeepingAnalysis(file, renderMediaResults(report));
     // The full set of phases (the default): its headline numbers go to bench/RESULTS.md as well.
-    if (settings.workerCounts.length > 0)
+    if (throughput !== undefined)
       writeMediaBlock(join(ROOT, 'bench', 'RESULTS.md'), renderMediaSummary(report));
     ok = true;
     log(`wrote ${file} in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);

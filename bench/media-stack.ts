@@ -6,16 +6,12 @@
  * autoscaler adds pods to a role's pool. Processes are owned through ./processes.ts (own process
  * group, stopped by pid only).
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../infra/local-services/free-port.ts';
-import { startRedisServer } from '../infra/local-services/redis-server.ts';
-import { startS3Server } from '../infra/local-services/s3-server.ts';
 import type { QueueName } from '../shared/src/jobs/queue-names.ts';
-import { benchApiEnv } from './api-env.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
-import { type Owned, own, startProcess, waitForHttp } from './processes.ts';
+import { startBenchApi } from './bench-api.ts';
+import { type Owned, startProcess } from './processes.ts';
 import { median } from './stats.ts';
 import { deliveredJobTimes } from './store-file.ts';
 
@@ -60,29 +56,21 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
   rmSync(o.storeDir, { recursive: true, force: true });
   mkdirSync(o.storeDir, { recursive: true });
   const sqlitePath = join(o.storeDir, 'gateway.db');
-  const redisLocal = await startRedisServer('redis-server', { detached: true });
-  const redis = own(`redis-server (${o.phase})`, redisLocal.process.child);
-  const s3 = await startS3Server(o.s3Dir);
-  const port = await freePort();
-  const adminToken = randomBytes(24).toString('base64url');
-  const url = `http://127.0.0.1:${port}`;
   const queuePrefix = `mb-${o.phase}`;
-  // The api and the workers share this SQLite file, as under `npm start`.
-  const baseEnv = {
-    ...benchApiEnv({ port, redisUrl: redisLocal.url, sqlitePath, s3, bucket: 'media-bench', adminToken }),
-    QUEUE_PREFIX: queuePrefix,
-    OPENAI_BASE_URL: o.upstreamUrl,
-    OPENAI_API_KEY: 'sk-test-fake-key',
-    MEDIA_WAIT_TIMEOUT_MS: '60000',
-    ...o.env,
-  };
-  const api = startProcess({
-    name: `api (${o.phase})`,
-    command: process.execPath,
-    args: ['api/src/main.ts'],
-    cwd: o.root,
-    env: baseEnv,
-    logFile: join(o.logDir, `api-${o.phase}.log`),
+  const bench = await startBenchApi({
+    root: o.root,
+    phase: o.phase,
+    sqlitePath,
+    s3Dir: o.s3Dir,
+    bucket: 'media-bench',
+    logDir: o.logDir,
+    env: {
+      QUEUE_PREFIX: queuePrefix,
+      OPENAI_BASE_URL: o.upstreamUrl,
+      OPENAI_API_KEY: 'sk-test-fake-key',
+      MEDIA_WAIT_TIMEOUT_MS: '60000',
+      ...o.env,
+    },
   });
   const workers: Owned[] = [];
   const roles = new Map<Owned, QueueName>();
@@ -94,9 +82,9 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
       command: process.execPath,
       args: ['workers/src/main.ts'],
       cwd: o.root,
-      // info: the worker logs only 'worker started/ready' at info (nothing per job).
+      // The api's settings, on the same SQLite file; info: a worker logs only that it is ready.
       env: {
-        ...baseEnv,
+        ...bench.env,
         LOG_LEVEL: 'info',
         WORKER_QUEUES: role,
         [`WORKER_CONCURRENCY_${role.toUpperCase()}`]: String(concurrency),
@@ -108,29 +96,26 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
     await waitForLine(logFile, /worker ready/, worker);
     return worker;
   };
-  const pool = (role: QueueName) => workers.filter((w) => roles.get(w) === role);
   const stopApps = async () => {
     for (const w of [...workers].reverse()) await w.stop(15_000).catch(() => undefined);
-    await api.stop(15_000).catch(() => undefined);
+    await bench.stopApi(15_000).catch(() => undefined);
   };
   const stop = async () => {
     await stopApps();
-    await redis.stop().catch(() => undefined);
-    await s3.stop().catch(() => undefined);
+    await bench.stop();
   };
   try {
-    await waitForHttp(`${url}/readyz`, api, (status) => status === 200);
     await Promise.all(Array.from({ length: o.workers }, () => addWorker('image', o.workerConcurrency)));
-    const keys = await mediaAccountWithKeys(url, adminToken, o.phase, o.keys);
-    o.log(
-      `${o.phase}: api pid ${api.pid}, ${workers.length} worker(s) [${workers.map((w) => w.pid).join(', ')}], SQLite ${sqlitePath}`,
-    );
+    const keys = await accountWithKeys(adminClient(bench.url, bench.adminToken), `media-${o.phase}`, o.keys);
+    o.log(`${o.phase}: api pid ${bench.api.pid}, ${workers.length} worker(s), SQLite ${sqlitePath}`);
+    const pool = (role: QueueName) => workers.filter((w) => roles.get(w) === role);
+    const { url, api, redis, redisUrl } = bench;
     return {
       url,
       api,
       workers,
       redis,
-      redisUrl: redisLocal.url,
+      redisUrl,
       queuePrefix,
       sqlitePath,
       keys,
@@ -154,15 +139,6 @@ async function waitForLine(file: string, pattern: RegExp, owned: Owned, timeoutM
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${owned.name} not ready after ${timeoutMs} ms (see ${file})`);
-}
-
-async function mediaAccountWithKeys(
-  url: string,
-  token: string,
-  label: string,
-  count: number,
-): Promise<string[]> {
-  return accountWithKeys(adminClient(url, token), `media-${label}`, count);
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */

@@ -16,8 +16,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import os from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_STOP_GRACE_MS } from './bench-api.ts';
 import {
-  API_STOP_GRACE_MS,
   type ChatRun,
   type Gateway,
   type Peers,

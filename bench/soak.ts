@@ -13,21 +13,19 @@
  * by status (no 503/429), p99 latency (≤ 50 ms), the ledger verdict, and the store file's size.
  *
  * Everything started is stopped at the end, on failure, on Ctrl-C and at the time limit (the stack
- * by SIGINT to its pid, then what it reported starting by pid if it did not stop them).
+ * by its own process group: it then stops what it started).
  * Knobs (env): see "How to run" in bench/SOAK-RESULTS.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { freePort } from '../infra/local-services/free-port.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { writeKeepingAnalysis } from './kept-analysis.ts';
+import { killAllNow, type Owned, startProcess, stopAll, waitForHttp } from './processes.ts';
 import { percentileOfSorted } from './stats.ts';
 import {
   checkLedger,
@@ -71,20 +69,18 @@ const log = (line: string) => process.stdout.write(`[soak] ${line}\n`);
 const ACCEPT = { silentWindowS: 5, lastOverFirst: 0.9, p99Ms: 50 } as const;
 
 // ---------------------------------------------------------------------------------------------
-// The stack and what it started
+// The stack
 
 interface Stack {
-  readonly child: ChildProcess;
+  readonly owned: Owned;
   readonly origin: string;
   readonly adminToken: string;
-  /** Pids the stack reported starting (api, worker, redis-server when it starts one). */
-  readonly pids: Map<string, number>;
 }
 
-let stack: Stack | undefined;
-
-const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
-
+/**
+ * The stack with its data in DATA, ready. It stops on SIGTERM as on Ctrl-C: its apps, then its
+ * services (./processes.ts stops it by its own process group, and SIGKILL after STACK_STOP_MS).
+ */
 async function startStack(): Promise<Stack> {
   const port = await freePort();
   const adminToken = randomBytes(24).toString('base64url');
@@ -99,84 +95,21 @@ async function startStack(): Promise<Stack> {
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: settings.logLevel,
   });
-  const child = spawn(process.execPath, ['infra/local-stack.ts'], {
+  const owned = startProcess({
+    name: 'local stack',
+    command: process.execPath,
+    args: ['infra/local-stack.ts'],
     cwd: ROOT,
     env: stackEnv,
-    detached: true, // its own process group: a Ctrl-C here reaches this script, which stops it in order
-    stdio: ['ignore', 'pipe', 'pipe'],
+    logFile: join(OUT, 'stack.log'),
   });
-  const started: Stack = {
-    child,
-    origin: `http://127.0.0.1:${port}`,
-    adminToken,
-    pids: new Map(),
-  };
-  stack = started;
-  const logFile = createWriteStream(join(OUT, 'stack.log'), { flags: 'a' });
-  let ready: (() => void) | undefined;
-  const readyNow = new Promise<void>((resolve) => {
-    ready = resolve;
-  });
-  const scan = (line: string) => {
-    logFile.write(`${line}\n`);
-    const pid = /\[stack\] started (api|worker|redis-server) pid=(\d+)/.exec(line);
-    if (pid?.[1] !== undefined && pid[2] !== undefined) started.pids.set(pid[1], Number(pid[2]));
-    if (line.startsWith('Gateway ready at ')) ready?.();
-  };
-  for (const stream of [child.stdout, child.stderr])
-    if (stream !== null)
-      createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', scan);
-  const exited = once(child, 'exit').then(([code, signal]) => {
-    throw new Error(
-      `the stack exited before it was ready (${code ?? signal}); see ${relative(ROOT, OUT)}/stack.log`,
-    );
-  });
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error('the stack was not ready after 90 s')), 90_000).unref(),
-  );
-  await Promise.race([readyNow, exited, timeout]);
-  exited.catch(() => undefined);
-  return started;
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/readyz`, owned, (status) => status === 200, 90_000);
+  return { owned, origin, adminToken };
 }
 
-/** SIGINT to the stack (it stops the api, the worker, then its services); by pid after 45 s. */
-async function stopStack(): Promise<void> {
-  const s = stack;
-  if (s === undefined) return;
-  if (isRunning(s.child)) {
-    const exited = once(s.child, 'exit');
-    s.child.kill('SIGINT');
-    const timer = setTimeout(() => {
-      log('the stack did not stop within 45 s: killing it and what it started, by pid');
-      killStackNow();
-    }, 45_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  // Anything it reported starting and that outlived it (it stops them; this is the safety net).
-  for (const [name, pid] of s.pids) {
-    try {
-      process.kill(pid, 0);
-      log(`${name} (pid ${pid}) outlived the stack: SIGKILL`);
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone, as it should be
-    }
-  }
-  stack = undefined;
-}
-
-function killStackNow(): void {
-  const s = stack;
-  if (s === undefined) return;
-  for (const pid of [...s.pids.values(), s.child.pid ?? -1]) {
-    try {
-      if (pid > 0) process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
+/** The stack's apps close gracefully (up to 15 s), then its services: well within this. */
+const STACK_STOP_MS = 60_000;
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -445,10 +378,10 @@ async function measuredLoad(s: Stack, keys: readonly string[]) {
 }
 
 /** The store when the load ended, then after the stack stopped, and the ledger check on it. */
-async function storeFacts(): Promise<StoreFacts> {
+async function storeFacts(s: Stack): Promise<StoreFacts> {
   const atLoadEnd = snapshotStore(SQLITE_PATH);
-  log('stopping the stack (SIGINT)');
-  await stopStack();
+  log('stopping the stack');
+  await s.owned.stop(STACK_STOP_MS);
   let sql: LedgerVerdict | undefined;
   try {
     sql = checkLedger(SQLITE_PATH);
@@ -469,7 +402,7 @@ async function main(): Promise<boolean> {
   mkdirSync(OUT, { recursive: true });
   log(`results: ${relative(ROOT, OUT)}; the stack's data in ${relative(ROOT, DATA)}`);
   const s = await startStack();
-  log(`stack ready at ${s.origin} (pids ${JSON.stringify(Object.fromEntries(s.pids))})`);
+  log(`stack ready at ${s.origin}`);
   const admin = adminClient(s.origin, s.adminToken);
   const accounts = Array.from({ length: settings.accounts }, (_, i) => `soak-${i}`);
   const keys = (
@@ -483,7 +416,7 @@ async function main(): Promise<boolean> {
   log(
     `load done: last/first ${v.ratio.toFixed(2)}; p50 ${f2(load.p50)} ms, p99 ${f2(load.p99)} ms; non-200 ${JSON.stringify(v.nonOk)}`,
   );
-  const store = await storeFacts();
+  const store = await storeFacts(s);
   const report = {
     startedAt: new Date(begun).toISOString(),
     elapsedS: (Date.now() - begun) / 1000,
@@ -507,22 +440,18 @@ async function main(): Promise<boolean> {
   return allMet;
 }
 
-// Whatever happens, nothing this script started outlives it: the stack gets SIGINT (it then stops
-// what it started, even with this script gone).
-process.on('exit', () => {
-  const s = stack;
-  if (s !== undefined && isRunning(s.child)) s.child.kill('SIGINT');
-});
+// Whatever happens, nothing this script started outlives it.
+process.on('exit', killAllNow);
 let stopping = false;
 const stopAndExit = async (reason: string, code: number) => {
   if (stopping) {
     log(`${reason} again: killing everything now`);
-    killStackNow();
+    killAllNow();
     process.exit(1);
   }
   stopping = true;
   log(`${reason}: stopping everything it started`);
-  await stopStack().catch((err: unknown) => log(`stopping the stack: ${String(err)}`));
+  await stopAll(log);
   process.exit(code);
 };
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
