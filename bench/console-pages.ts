@@ -14,7 +14,6 @@
  * (/usr/bin/chromium), SERVER_CPUS (1: the api's CPUs; the browser is left unpinned).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Locator } from 'playwright-core';
@@ -25,7 +24,8 @@ import { PASSWORD } from '../test/browser/support/gateway.ts';
 import { recordYearOfUsage } from '../test/browser/support/year-of-usage.ts';
 import { adminClient } from './bench-accounts.ts';
 import { startBenchApi } from './bench-api.ts';
-import { stopAll } from './processes.ts';
+import { runOwning } from './processes.ts';
+import { machineLabel } from './run-labels.ts';
 import { median } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -162,7 +162,6 @@ function writeResults(run: {
   charges: number;
   sqlitePath: string;
 }): void {
-  const cpus = os.cpus();
   const rows = run.timings.map(({ page, runsMs }) => {
     const best = Math.min(...runsMs);
     const typical = median(runsMs.slice(1));
@@ -173,7 +172,7 @@ function writeResults(run: {
 
 Produced by \`npm run bench:console\` (\`bench/console-pages.ts\`), started ${run.started.toISOString()}.
 
-- Machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Linux ${os.release()}; Node ${process.version}; Chromium at \`${CHROMIUM_PATH}\` (playwright-core).
+- Machine: ${machineLabel()}; Chromium at \`${CHROMIUM_PATH}\` (playwright-core).
 - Store: a fresh SQLite file (\`${relative(ROOT, run.sqlitePath)}\`, git-ignored), as under \`npm start\`; its own Redis and s3rver; the api pinned to CPU ${env.SERVER_CPUS ?? '1'}, the browser unpinned.
 - Data: one account with ${run.charges} charges (four models on each of the last 365 billing days), recorded through the store's contract as settlement records them.
 - Each page opened ${ROUNDS} times in one signed-in tab, from navigation until it shows its data with no loading state left (the overview switched to 90 days with its chart drawn; usage switched to the last 365 days with its table). The first visit is apart (cold caches); the target is judged on the median of the others.
@@ -186,10 +185,4 @@ ${rows.join('\n')}
   log('wrote bench/CONSOLE-RESULTS.md');
 }
 
-main().catch(async (err) => {
-  process.stderr.write(
-    `[bench:console] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-  );
-  await stopAll(log);
-  process.exitCode = 1;
-});
+runOwning(main, { name: 'bench:console', timeLimitS: 900, log });

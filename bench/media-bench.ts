@@ -28,21 +28,27 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts';
-import { writeKeepingAnalysis, writeMediaBlock } from './kept-analysis.ts';
+import { writeKeepingAnalysis } from './kept-analysis.ts';
 import { poolPhase } from './media-pools.ts';
-import {
-  type LatencyResult,
-  type MediaStore,
-  renderMediaResults,
-  renderMediaSummary,
-} from './media-report.ts';
-import { jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
-import { killAllNow, stopAll } from './processes.ts';
-import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
+import { type LatencyResult, type MediaStore, renderMediaResults } from './media-report.ts';
+import { type MediaStack, type StackOptions, startMediaStack } from './media-stack.ts';
+import { runOwning } from './processes.ts';
+import { commandLabel, machineLabel } from './run-labels.ts';
+import { median, percentile } from './stats.ts';
+import { describeVerdict, jobTimings, storeAcrossClose } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] === undefined ? fallback : Number(env[name]));
+/** Image worker processes at each step of a pool phase: a growing list ("1,2,4"); empty skips it. */
+function steps(list: string): number[] {
+  const counts = list
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
+  if (counts.some((n, i) => i > 0 && n <= (counts[i - 1] ?? 0))) throw new Error(`steps must grow: ${list}`);
+  return counts;
+}
 const settings = {
   seconds: num('MEDIA_BENCH_SECONDS', 15),
   warmupSeconds: 2,
@@ -50,20 +56,12 @@ const settings = {
   // Enough for the api's and the worker's paths to be compiled (with 20, the p50 of the first
   // hundred timed requests read 1-3 ms higher than the steady state).
   latencyWarmup: 100,
-  workerCounts: (env.MEDIA_BENCH_WORKERS ?? '1,2,4')
-    .split(',')
-    .map(Number)
-    .filter((n) => n > 0),
+  workerCounts: steps(env.MEDIA_BENCH_WORKERS ?? '1,2,4'),
   concurrencyPerWorker: num('MEDIA_BENCH_CONCURRENCY', 4),
-  roleSteps: (env.MEDIA_BENCH_ROLES ?? '1,2')
-    .split(',')
-    .map(Number)
-    .filter((n) => n > 0),
+  roleSteps: steps(env.MEDIA_BENCH_ROLES ?? '1,2'),
   delayMs: 200,
   timeLimitS: num('MEDIA_BENCH_TIME_LIMIT_S', 300),
 };
-if (settings.roleSteps.some((n, i) => i > 0 && n <= (settings.roleSteps[i - 1] ?? 0)))
-  throw new Error(`MEDIA_BENCH_ROLES must grow step by step (got ${settings.roleSteps.join(',')})`);
 const log = (line: string) => process.stdout.write(`[media-bench] ${line}\n`);
 /**
  * s3rver keeps each object in files: on /dev/shm (memory) when the machine has it, so that the host
@@ -102,17 +100,24 @@ async function post(url: string, key: string, body: string): Promise<number> {
   return text.length;
 }
 
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+/** A phase's stack on its own scratch folders (s3rver's in memory, the SQLite file on disk). */
+const stackOf =
+  (phase: string, upstreamUrl: string) =>
+  (o: Pick<StackOptions, 'workers' | 'workerConcurrency' | 'keys' | 'env'>) =>
+    startMediaStack({
+      ...o,
+      root: ROOT,
+      phase,
+      upstreamUrl,
+      s3Dir: join(TMP, `s3-${phase}`),
+      storeDir: join(STORES, phase),
+      logDir: LOGS,
+      log,
+    });
 
 function stats(samples: number[]) {
-  const s = [...samples].sort((a, b) => a - b);
-  return {
-    n: s.length,
-    p50: quantile(s, 0.5),
-    p99: quantile(s, 0.99),
-    mean: s.reduce((a, b) => a + b, 0) / s.length,
-  };
+  const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+  return { n: samples.length, p50: median(samples), p99: percentile(samples, 0.99), mean };
 }
 
 async function latencyPhase(
@@ -120,18 +125,10 @@ async function latencyPhase(
   script: { always(b: unknown): void },
 ): Promise<LatencyResult> {
   script.always({ kind: 'slow', delayMs: 0 });
-  const stack = await startMediaStack({
-    root: ROOT,
-    phase: 'latency',
+  const stack = await stackOf(
+    'latency',
     upstreamUrl,
-    workers: 1,
-    workerConcurrency: settings.concurrencyPerWorker,
-    s3Dir: join(TMP, 's3-latency'),
-    storeDir: join(STORES, 'latency'),
-    logDir: LOGS,
-    keys: 1,
-    log,
-  });
+  )({ workers: 1, workerConcurrency: settings.concurrencyPerWorker, keys: 1 });
   try {
     const key = stack.keys[0] ?? '';
     const gw = `${stack.url}/v1/images/generations`;
@@ -165,30 +162,15 @@ async function latencyPhase(
  * closed gracefully (queued charges written), and the ledger check on the closed file.
  */
 async function measureStore(stack: MediaStack, phase: string): Promise<MediaStore> {
-  const atLoadEnd = snapshotStore(stack.sqlitePath);
-  await stack.stopApps();
-  const afterClose = snapshotStore(stack.sqlitePath);
-  let ledgerCheck: MediaStore['ledgerCheck'];
-  try {
-    ledgerCheck = checkLedger(stack.sqlitePath);
-  } catch (err) {
-    log(`${phase}: ledger check failed: ${String(err)}`);
-  }
-  const store: MediaStore = {
+  const store = {
     file: stack.sqlitePath,
-    atLoadEnd,
-    afterClose,
-    ledgerCheck,
+    ...(await storeAcrossClose(stack.sqlitePath, stack.stopApps, log)),
   };
+  const after = store.afterClose;
   log(
-    `${phase}: SQLite ${formatSize(afterClose?.size)} after close, ${afterClose?.ledgerRows ?? 'n/a'} ledger rows, ${afterClose?.mediaJobs ?? 'n/a'} media jobs; ledger check: ${describeVerdict(ledgerCheck)}`,
+    `${phase}: ${after?.ledgerRows ?? 'n/a'} ledger rows, ${after?.mediaJobs ?? 'n/a'} media jobs; ledger check: ${describeVerdict(store.ledgerCheck)}`,
   );
   return store;
-}
-
-function machine(): string {
-  const cpus = os.cpus();
-  return `${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
 }
 
 /** A pool phase (./media-pools.ts) with this run's settings. */
@@ -200,8 +182,7 @@ function pools(
 ) {
   return poolPhase({
     phase,
-    root: ROOT,
-    upstreamUrl: upstream.url,
+    startStack: stackOf(phase, upstream.url),
     script: upstream.script as never,
     settings: {
       imageSteps,
@@ -211,53 +192,38 @@ function pools(
       delayMs: settings.delayMs,
       video,
     },
-    s3Dir: join(TMP, `s3-${phase}`),
-    storeDir: join(STORES, phase),
-    logDir: LOGS,
     log,
     measureStore,
   });
 }
 
+/** A shortened run's note (anything below the defaults), said at the top of the results. */
+function shortenedNote(): { note?: string } {
+  const s = settings;
+  const defaults =
+    s.seconds >= 15 && s.latencyN >= 300 && `${s.workerCounts}` === '1,2,4' && `${s.roleSteps}` === '1,2';
+  if (defaults) return {};
+  return {
+    note: `Shortened run (${s.seconds} s per pool step, ${s.latencyN} latency requests, image pools ${s.workerCounts.join(',') || 'none'} and ${s.roleSteps.join(',') || 'none'}; by default 15 s, 300, 1,2,4 and 1,2): a smoke test, not comparable with full runs.`,
+  };
+}
+
 async function main(): Promise<void> {
   const startedAt = new Date();
-  const limit = setTimeout(() => {
-    log(`time limit of ${settings.timeLimitS} s reached: stopping everything`);
-    killAllNow();
-    process.exit(2);
-  }, settings.timeLimitS * 1000);
   const upstream = await startOpenAIMediaUpstream();
   let ok = false;
   try {
     log(`fake OpenAI media upstream at ${upstream.url}`);
     const latency = await latencyPhase(upstream.url, upstream.script as never);
-    log(
-      `latency: gateway p50 ${latency.gateway.p50.toFixed(1)} ms p99 ${latency.gateway.p99.toFixed(1)} ms; direct p50 ${latency.direct.p50.toFixed(1)} ms p99 ${latency.direct.p99.toFixed(1)} ms`,
-    );
+    const { workerCounts, roleSteps } = settings;
     const throughput =
-      settings.workerCounts.length === 0
-        ? undefined
-        : await pools('throughput', upstream, settings.workerCounts, false);
-    const roles =
-      settings.roleSteps.length === 0 ? undefined : await pools('roles', upstream, settings.roleSteps, true);
+      workerCounts.length === 0 ? undefined : await pools('throughput', upstream, workerCounts, false);
+    const roles = roleSteps.length === 0 ? undefined : await pools('roles', upstream, roleSteps, true);
     const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
-    const knobs = Object.entries(env)
-      .filter(([name]) => /^(MEDIA_BENCH_[A-Z_]+|KEEP)$/.test(name))
-      .map(([name, value]) => `${name}=${value} `)
-      .join('');
-    const shortened =
-      settings.seconds < 15 ||
-      settings.latencyN < 300 ||
-      settings.workerCounts.join(',') !== '1,2,4' ||
-      settings.roleSteps.join(',') !== '1,2';
     const report = {
-      command: `${knobs}node bench/media-bench.ts`,
-      ...(shortened
-        ? {
-            note: `Shortened run (${settings.seconds} s per throughput phase and per-role step, ${settings.latencyN} latency requests, workers ${settings.workerCounts.join(',') || 'none'}, per-role image steps ${settings.roleSteps.join(',') || 'none'}; by default 15 s, 300, 1,2,4, 1,2): a smoke test, not comparable with full runs.`,
-          }
-        : {}),
-      machine: machine(),
+      command: commandLabel('node bench/media-bench.ts', /^(MEDIA_BENCH_[A-Z_]+|KEEP)$/),
+      ...shortenedNote(),
+      machine: machineLabel(),
       date: startedAt.toISOString(),
       durationS: (Date.now() - startedAt.getTime()) / 1000,
       settings,
@@ -266,14 +232,9 @@ async function main(): Promise<void> {
       roles,
     };
     writeKeepingAnalysis(file, renderMediaResults(report));
-    // The full set of phases (the default): its headline numbers go to bench/RESULTS.md as well.
-    if (throughput !== undefined)
-      writeMediaBlock(join(ROOT, 'bench', 'RESULTS.md'), renderMediaSummary(report));
     ok = true;
     log(`wrote ${file} in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
   } finally {
-    clearTimeout(limit);
-    await stopAll(log);
     await upstream.close().catch(() => undefined);
     // Logs stay on failure (their folder is printed); on success the scratch folder goes.
     if (ok && !process.env.KEEP) {
@@ -283,15 +244,4 @@ async function main(): Promise<void> {
   }
 }
 
-process.on('SIGINT', () => {
-  killAllNow();
-  process.exit(130);
-});
-process.on('exit', () => killAllNow());
-
-main().catch((err: unknown) => {
-  log(
-    `failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)} (logs: ${LOGS}, stores: ${STORES})`,
-  );
-  process.exitCode = 1;
-});
+runOwning(main, { name: 'media-bench', timeLimitS: settings.timeLimitS, log });

@@ -12,7 +12,7 @@
  */
 import { createRedis } from '../shared/src/redis/redis.ts';
 import type { MediaStore } from './media-report.ts';
-import { cpuSeconds, type MediaStack, startMediaStack } from './media-stack.ts';
+import { cpuSeconds, type MediaStack, type StackOptions } from './media-stack.ts';
 import { median, percentile } from './stats.ts';
 
 /** Jobs a video worker process runs at once here: low, so the video pool is the video path's limit. */
@@ -83,13 +83,12 @@ export interface PoolResult {
 
 export interface PoolOptions {
   readonly phase: string;
-  readonly root: string;
-  readonly upstreamUrl: string;
   readonly script: { always(b: unknown): void };
   readonly settings: PoolSettings;
-  readonly s3Dir: string;
-  readonly storeDir: string;
-  readonly logDir: string;
+  /** Starts the phase's stack (media-bench's, on its scratch folders) with image workers and keys. */
+  readonly startStack: (
+    options: Pick<StackOptions, 'workers' | 'workerConcurrency' | 'keys' | 'env'>,
+  ) => Promise<MediaStack>;
   readonly log: (line: string) => void;
   /** Reads the phase's store once its load ended (media-bench's measureStore). */
   readonly measureStore: (stack: MediaStack, phase: string) => Promise<MediaStore>;
@@ -106,17 +105,10 @@ export async function poolPhase(o: PoolOptions): Promise<PoolResult> {
   const warmupS = s.video ? Math.max(s.warmupSeconds, MIN_VIDEO_WARMUP_S) : s.warmupSeconds;
   o.script.always({ kind: 'slow', delayMs: s.delayMs });
   const clientsAt = (workers: number) => 2 * workers * s.imageConcurrency;
-  const stack = await startMediaStack({
-    root: o.root,
-    phase: o.phase,
-    upstreamUrl: o.upstreamUrl,
+  const stack = await o.startStack({
     workers: s.imageSteps[0] ?? 1,
     workerConcurrency: s.imageConcurrency,
-    s3Dir: o.s3Dir,
-    storeDir: o.storeDir,
-    logDir: o.logDir,
     keys: clientsAt(Math.max(...s.imageSteps)) + VIDEO_CLIENTS,
-    log: o.log,
     env: { VIDEO_POLL_INTERVAL_MS: String(VIDEO_POLL_INTERVAL_MS) },
   });
   const redis = createRedis(stack.redisUrl, { connectionName: `media-bench-${o.phase}` });

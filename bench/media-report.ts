@@ -1,6 +1,6 @@
 /** Renders bench/MEDIA-RESULTS.md from the numbers `node bench/media-bench.ts` measured. */
 import { type PoolResult, type PoolStep, VIDEO_CLIENTS, VIDEO_CONCURRENCY } from './media-pools.ts';
-import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
+import { describeVerdict, formatSize, type StoreAcrossClose } from './store-file.ts';
 
 export interface Stats {
   n: number;
@@ -10,13 +10,8 @@ export interface Stats {
 }
 
 /** What one phase left in its SQLite file, read read-only from outside (bench/store-file.ts). */
-export interface MediaStore {
-  file: string;
-  /** When the phase's load ended (api and workers running), and after they closed gracefully. */
-  atLoadEnd: StoreSnapshot | null;
-  afterClose: StoreSnapshot | null;
-  /** Every wallet against the sum of its ledger entries, on the closed file. */
-  ledgerCheck: LedgerVerdict | undefined;
+export interface MediaStore extends StoreAcrossClose {
+  readonly file: string;
 }
 
 export interface LatencyResult {
@@ -261,50 +256,4 @@ export function renderMediaResults(r: ReportInput): string {
     '',
   ];
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * The media results in short, for bench/RESULTS.md: the two targets, their measurements and
- * verdicts; the details stay in bench/MEDIA-RESULTS.md.
- */
-export function renderMediaSummary(r: ReportInput): string {
-  const { latency: l, throughput: t } = r;
-  const added = l.gateway.p50 - l.direct.p50;
-  const scaling = t?.steps.map(
-    (x) =>
-      `${x.imageWorkers}: ${f1(x.imageJobsPerSecond)} jobs/s${x.imageWorkers > 1 ? ` (${efficiency(t, x).toFixed(2)})` : ''}`,
-  );
-  const scalingMet = t?.steps.every((x) => x.imageWorkers === 1 || efficiency(t, x) >= 0.9);
-  const roles = r.roles?.steps.map(
-    (x) =>
-      `${x.imageWorkers} image + ${x.videoWorkers} video: ${f1(x.imageJobsPerSecond)} image jobs/s, ${x.videosPerSecond.toFixed(2)} videos/s`,
-  );
-  return [
-    '## Media job path',
-    '',
-    `\`npm run bench\` runs \`bench/media-bench.ts\` after the phases above (${r.date}, ${f1(r.durationS)} s${r.note === undefined ? '' : '; a shortened run'}); details: [\`bench/MEDIA-RESULTS.md\`](MEDIA-RESULTS.md).`,
-    '',
-    ...table(
-      ['target', 'measured', 'verdict'],
-      [
-        [
-          'synchronous image through the queue: added p50 ≤ 10 ms',
-          `${ms(l.gateway.p50)} vs ${ms(l.direct.p50)} direct = +${ms(added)}`,
-          `**${added <= 10 ? 'met' : 'not met'}**`,
-        ],
-        [
-          'job throughput at 200 ms per job: efficiency ≥ 0.9 of linear up to 4 workers',
-          scaling?.join(', ') ?? 'not run',
-          `**${scalingMet === true ? 'met' : 'not met'}**`,
-        ],
-        ...(roles === undefined
-          ? []
-          : [['per-role pools: image pool scaled, video pool unchanged', roles.join('; '), 'no target']]),
-      ],
-    ),
-    '',
-    `Ledger check after each phase: ${phases(r)
-      .map(([name, s]) => `${name} ${describeVerdict(s.ledgerCheck)}`)
-      .join(', ')}.`,
-  ].join('\n');
 }

@@ -10,18 +10,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueueName } from '../shared/src/jobs/queue-names.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
-import { startBenchApi } from './bench-api.ts';
+import { type BenchApi, startBenchApi } from './bench-api.ts';
 import { type Owned, startProcess } from './processes.ts';
-import { median } from './stats.ts';
-import { deliveredJobTimes } from './store-file.ts';
 
-export interface MediaStack {
-  readonly url: string;
-  readonly api: Owned;
+/** The api (./bench-api.ts: its Redis, for reading its queues, too) and the worker processes. */
+export interface MediaStack extends Pick<BenchApi, 'url' | 'api' | 'redis' | 'redisUrl'> {
   readonly workers: readonly Owned[];
-  readonly redis: Owned;
-  /** The phase's Redis, for reading its queues. */
-  readonly redisUrl: string;
   /** The queue prefix of the phase's api and workers (`QUEUE_PREFIX`). */
   readonly queuePrefix: string;
   /** The phase's SQLite file, shared by the api and the workers. */
@@ -109,21 +103,7 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
     const keys = await accountWithKeys(adminClient(bench.url, bench.adminToken), `media-${o.phase}`, o.keys);
     o.log(`${o.phase}: api pid ${bench.api.pid}, ${workers.length} worker(s), SQLite ${sqlitePath}`);
     const pool = (role: QueueName) => workers.filter((w) => roles.get(w) === role);
-    const { url, api, redis, redisUrl } = bench;
-    return {
-      url,
-      api,
-      workers,
-      redis,
-      redisUrl,
-      queuePrefix,
-      sqlitePath,
-      keys,
-      addWorker,
-      pool,
-      stopApps,
-      stop,
-    };
+    return { ...bench, workers, queuePrefix, sqlitePath, keys, addWorker, pool, stopApps, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -151,18 +131,4 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-/**
- * Where a synchronous job's time goes, from its `media_jobs` row: created (api, after admission) ->
- * completed (worker: queue pickup, running update, provider, S3 put, completed update) -> last
- * update (api: woken, reads, marks delivered). Medians in ms (the store keeps ms timestamps).
- */
-export function jobTimings(sqlitePath: string): Record<string, number> {
-  const rows = deliveredJobTimes(sqlitePath);
-  return {
-    delivered: rows.length,
-    createdToCompletedMs: median(rows.map((r) => (r.completed ?? Number.NaN) - r.created)),
-    completedToDeliveredMs: median(rows.map((r) => r.updated - (r.completed ?? Number.NaN))),
-  };
 }

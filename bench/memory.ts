@@ -18,6 +18,8 @@ export interface MemoryShare {
 }
 
 const MB = 2 ** 20;
+/** What the preload writes: when, the resident set and each heap space's committed bytes. */
+type Recorded = { t: number; rss: number; spaces: Record<string, number> };
 
 /**
  * Asks the process `pid`, which writes into `dir`, for its memory (SIGUSR2) and reads it back;
@@ -30,11 +32,7 @@ export async function memoryOf(dir: string, pid: number): Promise<MemoryShare | 
   for (let waited = 0; waited < 2_000; waited += 50) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     if (!existsSync(file)) continue;
-    const memory = JSON.parse(readFileSync(file, 'utf8')) as {
-      t: number;
-      rss: number;
-      spaces: Record<string, number>;
-    };
+    const memory = JSON.parse(readFileSync(file, 'utf8')) as Recorded;
     if (memory.t < asked) continue;
     const space = (name: string) => (memory.spaces[name] ?? 0) / MB;
     const heap = Object.values(memory.spaces).reduce((sum, bytes) => sum + bytes, 0) / MB;

@@ -74,12 +74,9 @@ export function summarizeProfile(
   /** The innermost project or package frame of a stack; GC and native-only stacks by their name. */
   const componentOf = (leafId: number): string => {
     const leaf = byId.get(leafId)?.callFrame;
-    if (leaf && leaf.url === '' && leaf.functionName.startsWith('(')) {
-      const onlyNative =
-        parent.get(leafId) === undefined ||
-        byId.get(parent.get(leafId) ?? -1)?.callFrame.functionName === '(root)';
-      if (onlyNative) return leaf.functionName;
-    }
+    const underRoot = byId.get(parent.get(leafId) ?? -1)?.callFrame.functionName ?? '(root)';
+    if (leaf?.url === '' && leaf.functionName.startsWith('(') && underRoot === '(root)')
+      return leaf.functionName;
     for (let at: number | undefined = leafId; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)?.callFrame;
       if (frame === undefined) continue;

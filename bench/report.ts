@@ -15,35 +15,21 @@ import type { ManyStreamsResult } from './many-streams.ts';
 import type { MemoryShare } from './memory.ts';
 import type { ProfileSummary, Share } from './profile-summary.ts';
 import type { RedisWork } from './redis-work.ts';
-import { describeVerdict, formatSize, type LedgerVerdict, type StoreSnapshot } from './store-file.ts';
+import type { BenchSettings } from './run-bench.ts';
+import { describeVerdict, formatSize, type StoreAcrossClose } from './store-file.ts';
 
 /** What one phase's gateway left in its store, read from outside once the phase ended. */
-export interface PhaseStore {
+export interface PhaseStore extends StoreAcrossClose {
   /** The SQLite file, relative to the repository root. */
   readonly file: string;
-  /** When the phase's load ended, the api still running, and after its graceful close. */
-  readonly atLoadEnd: StoreSnapshot | null;
-  readonly afterClose: StoreSnapshot | null;
-  /** Every wallet against the sum of its ledger entries, on the closed file. */
-  readonly ledgerCheck: LedgerVerdict | undefined;
   /** The phase's Redis: the billing scripts' calls, commands and time. */
   readonly redisWork: RedisWork | null;
 }
 
 export interface RunInfo {
   readonly command: string;
-  readonly settings: {
-    readonly duration: number;
-    readonly rounds: number;
-    readonly warmupFirst: number;
-    readonly connections: number;
-    readonly delays: readonly number[];
-    readonly profileSeconds: number;
-    readonly serverCpus: string;
-    readonly loadgenCpus: string;
-    readonly storesCpus: string;
-    readonly streamRequests: number;
-  };
+  readonly settings: BenchSettings;
+
   readonly startedAt: string;
   readonly elapsedS: number;
   readonly machine: string;
@@ -82,7 +68,7 @@ interface HarnessResults {
 }
 
 /** The process whose CPU is charged to each target. */
-const OWN_PROCESS: Readonly<Record<string, string>> = {
+const OWN_PROCESS: Record<string, string> = {
   direct: 'mock',
   gateway: 'api',
   portkey: 'portkey',
@@ -92,10 +78,6 @@ const OWN_PROCESS: Readonly<Record<string, string>> = {
 const n = (x: number | undefined, digits = 2) =>
   x === undefined || Number.isNaN(x) ? 'n/a' : x >= 100 ? x.toFixed(0) : x.toFixed(digits);
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${n(x)}`;
-
-function readJson<T>(file: string): T | undefined {
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : undefined;
-}
 
 /** A row of a probe's table, by column name. */
 type Row = Record<string, string>;
@@ -128,16 +110,11 @@ function header(info: RunInfo): string {
     .map(([phase, [a, b]]) => `${phase} ${a.toFixed(1)} → ${b.toFixed(1)}`)
     .join(', ');
   const short = s.duration < 10 || s.rounds < 3 || s.warmupFirst < 20;
+  const note = `\n\n**Shortened run** (${s.duration} s × ${s.rounds} rounds, first warm-up ${s.warmupFirst} s; by default 10 s × 3 and 20 s): a smoke test, not comparable with full runs.`;
   return [
     '# Benchmark: the gateway beside its upstream, Portkey and the floor of its own libraries',
     '',
-    `Produced by \`${info.command}\` (${(info.elapsedS / 60).toFixed(1)} min), started ${info.startedAt}.`,
-    ...(short
-      ? [
-          '',
-          `**Shortened run** (${s.duration} s × ${s.rounds} rounds, first warm-up ${s.warmupFirst} s; by default 10 s × 3 and 20 s): a smoke test, not comparable with full runs.`,
-        ]
-      : []),
+    `Produced by \`${info.command}\` (${(info.elapsedS / 60).toFixed(1)} min), started ${info.startedAt}.${short ? note : ''}`,
     '',
     `- Machine: ${info.machine}; load generator wrk, one thread, on CPU ${s.loadgenCpus}; the api, the mock, Portkey and the floor on CPU ${s.serverCpus}; Redis on CPU ${s.storesCpus}.`,
     `- Measured tree: ${info.tree}. Peer: @portkey-ai/gateway ${info.portkeyVersion} (npm build, stock).`,
@@ -280,13 +257,19 @@ function lineFigures(
     added50: { gateway: added(50, 'gateway'), floor: added(50, 'floor') },
     addedTtft: { gateway: addedTtft('gateway'), floor: addedTtft('floor') },
     idleMb: { gateway: api?.rssBeforeMb, floor: floor?.rssBeforeMb },
-    peakMb: { gateway: api?.rssPeakMb, floor: floor?.rssPeakMb },
+    growthMb: {
+      gateway: api && api.rssPeakMb - api.rssBeforeMb,
+      floor: floor && floor.rssPeakMb - floor.rssBeforeMb,
+    },
   };
 }
 
 export function writeResults(info: RunInfo): string {
+  const results = (delay: number) => join(info.outDir, `load-${delay}`, 'results.json');
   const load = (delay: number) =>
-    readJson<HarnessResults>(join(info.outDir, `load-${delay}`, 'results.json'));
+    existsSync(results(delay))
+      ? (JSON.parse(readFileSync(results(delay), 'utf8')) as HarnessResults)
+      : undefined;
   const streams = probeRows(join(info.outDir, 'stream-sse.md'));
   const lines = benchLines(lineFigures(info, load, streams));
   let md = header(info);

@@ -26,12 +26,12 @@ import {
   startPeers,
 } from './chat-stack.ts';
 import { type ManyStreamsResult, manyStreams } from './many-streams.ts';
-import { killAllNow, runToEnd, stopAll } from './processes.ts';
+import { runOwning, runToEnd } from './processes.ts';
 import { summarizeProfile } from './profile-summary.ts';
 import { readRedisWork } from './redis-work.ts';
 import { type PhaseStore, type RunInfo, writeResults } from './report.ts';
-import { checkLedger, describeVerdict, snapshotStore } from './store-file.ts';
-import { workTreeLabel } from './work-tree.ts';
+import { commandLabel, machineLabel, workTreeLabel } from './run-labels.ts';
+import { describeVerdict, storeAcrossClose } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -59,6 +59,8 @@ const settings = {
   storesCpus: env.STORES_CPUS ?? env.LOADGEN_CPUS ?? '0',
   timeLimitS: num('BENCH_TIME_LIMIT_S', 720),
 };
+/** The run's knobs, read once ("How to run" in bench/RESULTS.md). */
+export type BenchSettings = typeof settings;
 /** The mock's model for a slow stream: 20 chunks 250 ms apart, about 5 s open. */
 const SLOW_STREAM = 'mock-delay-0-chunks-20-chunkdelay-250';
 const OUT = join(ROOT, 'bench', 'results', new Date().toISOString().replace(/[:.]/g, '-'));
@@ -118,7 +120,7 @@ async function inPhase(
     await body(gateway);
   } finally {
     loadAverage[phase] = [before, os.loadavg()[0] ?? 0];
-    store[phase] = await closePhase(phase, gateway);
+    store[phase] = await closePhase(gateway);
     log(
       `${phase}: ${store[phase]?.afterClose?.ledgerRows ?? 'n/a'} ledger rows; ledger check: ${describeVerdict(store[phase]?.ledgerCheck)}`,
     );
@@ -130,18 +132,10 @@ async function inPhase(
 }
 
 /** The store when the load ended, the api closed gracefully, then the ledger check on the closed file. */
-async function closePhase(phase: string, gateway: Gateway): Promise<PhaseStore> {
-  const atLoadEnd = snapshotStore(gateway.sqlitePath);
+async function closePhase(gateway: Gateway): Promise<PhaseStore> {
   const redisWork = await readRedisWork(gateway.redisUrl);
-  await gateway.stopApi();
-  let ledgerCheck: PhaseStore['ledgerCheck'];
-  try {
-    ledgerCheck = checkLedger(gateway.sqlitePath);
-  } catch (err) {
-    log(`${phase}: ledger check failed: ${String(err)}`);
-  }
-  const afterClose = snapshotStore(gateway.sqlitePath);
-  return { file: relative(ROOT, gateway.sqlitePath), atLoadEnd, afterClose, ledgerCheck, redisWork };
+  const store = await storeAcrossClose(gateway.sqlitePath, () => gateway.stopApi(), log);
+  return { file: relative(ROOT, gateway.sqlitePath), ...store, redisWork };
 }
 
 const targetsFile = (name: string, targets: unknown[]) => {
@@ -316,13 +310,12 @@ async function main(): Promise<void> {
   await streamPhase(peers);
   const [streams, floorStreams] = await manyStreamsPhase(peers);
   const profile = await profilePhase(peers);
-  const cpus = os.cpus();
   const info: RunInfo = {
-    command: commandLine(),
+    command: commandLabel('npm run bench', /^(BENCH_[A-Z_]+|SERVER_CPUS|LOADGEN_CPUS|STORES_CPUS)$/),
     settings,
     startedAt: new Date(begun).toISOString(),
     elapsedS: (Date.now() - begun) / 1000,
-    machine: `${cpus.length} x ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`,
+    machine: machineLabel(),
     outDir: OUT,
     root: ROOT,
     store,
@@ -336,13 +329,6 @@ async function main(): Promise<void> {
   log(`wrote ${writeResults(info)} (${((Date.now() - begun) / 1000).toFixed(0)} s in all)`);
 }
 
-/** `npm run bench` with the knobs that were set, as they would be typed again. */
-function commandLine(): string {
-  const knob = /^(BENCH_[A-Z_]+|SERVER_CPUS|LOADGEN_CPUS|STORES_CPUS)$/;
-  const set = Object.entries(env).filter(([name, value]) => knob.test(name) && value !== undefined);
-  return [...set.map(([name, value]) => `${name}=${value}`), 'npm run bench'].join(' ');
-}
-
 function packageVersion(dir: string): string {
   try {
     return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
@@ -351,38 +337,8 @@ function packageVersion(dir: string): string {
   }
 }
 
-// Whatever happens, nothing this runner started outlives it.
-process.on('exit', killAllNow);
-let stopping = false;
-const stopAndExit = async (reason: string, code: number) => {
-  if (stopping) {
-    log(`${reason} again: killing everything now`);
-    killAllNow();
-    process.exit(1);
-  }
-  stopping = true;
-  log(`${reason}: stopping everything it started`);
-  await stopAll(log);
-  process.exit(code);
-};
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-  process.on(signal, () => void stopAndExit(signal, 130));
-setTimeout(
-  () => void stopAndExit(`time limit of ${settings.timeLimitS} s reached`, 1),
-  settings.timeLimitS * 1000,
-).unref();
-
 if (!(env.PATH ?? '').split(':').some((dir) => existsSync(join(dir, 'wrk')))) {
   process.stderr.write('npm run bench needs wrk (Debian: apt-get install -y wrk)\n');
   process.exit(2);
 }
-main().then(
-  () => void stopAndExit('finished', 0),
-  (err: unknown) => {
-    process.stderr.write(
-      `[bench] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-    process.exitCode = 1;
-    void stopAndExit('failure', 1);
-  },
-);
+runOwning(main, { name: 'bench', timeLimitS: settings.timeLimitS, log });

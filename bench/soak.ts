@@ -25,17 +25,10 @@ import { Pool } from 'undici';
 import { freePort } from '../infra/local-services/free-port.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
 import { writeKeepingAnalysis } from './kept-analysis.ts';
-import { killAllNow, type Owned, startProcess, stopAll, waitForHttp } from './processes.ts';
+import { type Owned, runOwning, startProcess, waitForHttp } from './processes.ts';
+import { commandLabel, machineLabel, workTreeLabel } from './run-labels.ts';
 import { percentileOfSorted } from './stats.ts';
-import {
-  checkLedger,
-  describeVerdict,
-  formatSize,
-  type LedgerVerdict,
-  type StoreSnapshot,
-  snapshotStore,
-} from './store-file.ts';
-import { workTreeLabel } from './work-tree.ts';
+import { describeVerdict, formatSize, type StoreAcrossClose, storeAcrossClose } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -117,8 +110,6 @@ const STACK_STOP_MS = 60_000;
 interface Second {
   /** Answers by HTTP status, completed in this second of the measured window. */
   readonly statuses: Record<string, number>;
-  /** Latencies (ms) of the 200 answers of this second. */
-  readonly latencies: number[];
   errors: number;
 }
 
@@ -134,97 +125,76 @@ interface LoadResult {
   readonly firstError: string;
 }
 
-/** A closed loop of `clients` in this process (undici pool, one connection per client). */
+/**
+ * A closed loop of `clients` in this process (undici pool, one connection per client), for the
+ * warm-up and then `seconds` counted: each answer in the second it completed in.
+ */
 async function nodeLoad(origin: string, keys: readonly string[], seconds: number): Promise<LoadResult> {
   const pool = new Pool(origin, {
     connections: settings.clients,
-    pipelining: 1,
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
   });
+  const out: Second[] = Array.from({ length: seconds }, () => ({ statuses: {}, errors: 0 }));
+  /** Latencies (ms) of the 200 answers of the counted seconds. */
+  const latencies: number[] = [];
   const errors: Record<string, number> = {};
   let firstError = '';
   let next = 0;
+  const start = performance.now() + settings.warmupSeconds * 1000;
+  const second = (at: number) => (at < start ? undefined : out[Math.floor((at - start) / 1000)]);
   const call = async () => {
-    const key = keys[next++ % keys.length] ?? '';
-    const res = await pool.request({
-      path: '/v1/chat/completions',
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: BODY,
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 200 && firstError === '')
-      firstError = `HTTP ${res.statusCode}: ${text.slice(0, 300)}`;
-    return res.statusCode;
-  };
-  try {
-    if (settings.warmupSeconds > 0) {
-      const until = performance.now() + settings.warmupSeconds * 1000;
-      await Promise.all(
-        Array.from({ length: settings.clients }, async () => {
-          while (performance.now() < until) await call().catch(() => undefined);
-        }),
-      );
+    const at = performance.now();
+    const headers = {
+      authorization: `Bearer ${keys[next++ % keys.length]}`,
+      'content-type': 'application/json',
+    };
+    try {
+      const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers, body: BODY });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) firstError ||= `HTTP ${res.statusCode}: ${text.slice(0, 300)}`;
+      const s = second(performance.now());
+      if (s === undefined) return;
+      s.statuses[res.statusCode] = (s.statuses[res.statusCode] ?? 0) + 1;
+      if (res.statusCode === 200) latencies.push(performance.now() - at);
+    } catch (err) {
+      const s = second(performance.now());
+      if (s === undefined) return;
+      const kind = (err as { code?: string }).code ?? (err as Error).name ?? 'error';
+      errors[kind] = (errors[kind] ?? 0) + 1;
+      firstError ||= String(err);
+      s.errors++;
     }
-    const out: Second[] = Array.from({ length: seconds }, () => ({ statuses: {}, latencies: [], errors: 0 }));
-    const start = performance.now();
-    const end = start + seconds * 1000;
+  };
+  const end = start + seconds * 1000;
+  try {
     await Promise.all(
       Array.from({ length: settings.clients }, async () => {
-        while (performance.now() < end) {
-          const at = performance.now();
-          try {
-            const status = await call();
-            const done = performance.now();
-            const second = out[Math.floor((done - start) / 1000)];
-            if (second === undefined) continue; // finished after the window
-            second.statuses[status] = (second.statuses[status] ?? 0) + 1;
-            if (status === 200) second.latencies.push(done - at);
-          } catch (err) {
-            const kind = (err as { code?: string }).code ?? (err as Error).name ?? 'error';
-            errors[kind] = (errors[kind] ?? 0) + 1;
-            firstError ||= String(err);
-            const second = out[Math.floor((performance.now() - start) / 1000)];
-            if (second !== undefined) second.errors++;
-          }
-        }
+        while (performance.now() < end) await call();
       }),
     );
-    const all = new Float64Array(out.reduce((sum, s) => sum + s.latencies.length, 0));
-    let at = 0;
-    for (const s of out) for (const ms of s.latencies) all[at++] = ms;
-    all.sort();
-    return {
-      seconds: out,
-      p50: percentileOfSorted(all, 0.5),
-      p90: percentileOfSorted(all, 0.9),
-      p99: percentileOfSorted(all, 0.99),
-      max: all.length === 0 ? Number.NaN : (all[all.length - 1] ?? Number.NaN),
-      errors,
-      firstError,
-    };
   } finally {
     await pool.close().catch(() => undefined);
   }
+  const all = Float64Array.from(latencies).sort();
+  const p = (q: number) => percentileOfSorted(all, q);
+  return {
+    seconds: out,
+    p50: p(0.5),
+    p90: p(0.9),
+    p99: p(0.99),
+    max: all.at(-1) ?? Number.NaN,
+    errors,
+    firstError,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Verdicts and the results file
 
-interface Verdicts {
-  readonly silentWindows: { from: number; to: number }[];
-  readonly windowS: number;
-  readonly firstRps: number;
-  readonly lastRps: number;
-  readonly ratio: number;
-  readonly nonOk: Record<string, number>;
-  readonly refusals: number;
-}
-
 const ok = (s: Second) => s.statuses['200'] ?? 0;
 
-function verdicts(load: LoadResult): Verdicts {
+function verdicts(load: LoadResult) {
   const perSecond = load.seconds.map(ok);
   const silentWindows: { from: number; to: number }[] = [];
   for (let i = 0; i + ACCEPT.silentWindowS <= perSecond.length; i++) {
@@ -248,18 +218,12 @@ function verdicts(load: LoadResult): Verdicts {
   return { silentWindows, windowS, firstRps, lastRps, ratio: lastRps / firstRps, nonOk, refusals };
 }
 
-interface StoreFacts {
-  readonly atLoadEnd: StoreSnapshot | null;
-  readonly afterClose: StoreSnapshot | null;
-  readonly sql: LedgerVerdict | undefined;
-}
-
 interface Report {
   readonly startedAt: string;
   readonly elapsedS: number;
   readonly load: LoadResult;
-  readonly v: Verdicts;
-  readonly store: StoreFacts;
+  readonly v: ReturnType<typeof verdicts>;
+  readonly store: StoreAcrossClose;
   readonly keys: number;
   /** 1-minute load average when the measured window began and ended (other work on the machine). */
   readonly loadAverage: readonly [number, number];
@@ -268,7 +232,8 @@ interface Report {
 const f1 = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : 'n/a');
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const met = (b: boolean) => (b ? '**met**' : '**NOT met**');
-const ledgerOk = (store: StoreFacts) => store.sql !== undefined && store.sql.differences.length === 0;
+const ledgerOk = (store: StoreAcrossClose) =>
+  store.ledgerCheck !== undefined && store.ledgerCheck.differences.length === 0;
 
 function acceptance(r: Report): string[] {
   const { load, v, store } = r;
@@ -284,12 +249,12 @@ function acceptance(r: Report): string[] {
     `| last ${minute}'s throughput ≥ ${ACCEPT.lastOverFirst} × the first's | ${f1(v.lastRps)} / ${f1(v.firstRps)} answers/s = ${f2(v.ratio)} | ${met(v.ratio >= ACCEPT.lastOverFirst)} |`,
     `| no backpressure refusals (503, 429) | non-200 answers by status: ${nonOk.length === 0 ? 'none' : nonOk.join(', ')}; connection errors: ${errors} | ${met(v.refusals === 0)} |`,
     `| p99 latency ≤ ${ACCEPT.p99Ms} ms | p50 ${f2(load.p50)} ms, p90 ${f2(load.p90)} ms, p99 ${f2(load.p99)} ms, max ${f1(load.max)} ms (200 answers) | ${met(load.p99 <= ACCEPT.p99Ms)} |`,
-    `| every wallet equals its ledger once the stack stopped (read-only SQL on the file) | ${describeVerdict(store.sql)} | ${met(ledgerOk(store))} |`,
+    `| every wallet equals its ledger once the stack stopped (read-only SQL on the file) | ${describeVerdict(store.ledgerCheck)} | ${met(ledgerOk(store))} |`,
     '',
   ];
 }
 
-function storeAfter(store: StoreFacts): string[] {
+function storeAfter(store: StoreAcrossClose): string[] {
   const rows = [
     ['load ended (stack running)', store.atLoadEnd],
     ['stack stopped (queued charges written, WAL checkpointed)', store.afterClose],
@@ -306,39 +271,13 @@ function storeAfter(store: StoreFacts): string[] {
   ];
 }
 
-function perTenSeconds(load: LoadResult): string[] {
-  const lines = [
-    '## Answers per 10 seconds',
-    '',
-    '| seconds | 200 answers/s | p50 ms | p99 ms | non-200 | connection errors |',
-    '|---|---|---|---|---|---|',
-  ];
-  for (let from = 0; from < load.seconds.length; from += 10) {
-    const part = load.seconds.slice(from, from + 10);
-    const lat = part.flatMap((s) => s.latencies).sort((a, b) => a - b);
-    const non = part.reduce(
-      (sum, s) => sum + Object.entries(s.statuses).reduce((t, [st, n]) => t + (st === '200' ? 0 : n), 0),
-      0,
-    );
-    const p = (q: number) => (lat.length > 0 ? f2(percentileOfSorted(lat, q)) : 'n/a');
-    lines.push(
-      `| ${from}-${from + part.length} | ${f1(part.reduce((sum, s) => sum + ok(s), 0) / part.length)} | ${p(0.5)} | ${p(0.99)} | ${non} | ${part.reduce((sum, s) => sum + s.errors, 0)} |`,
-    );
-  }
-  return lines;
-}
-
 function render(r: Report): string {
   const { load } = r;
   const total = load.seconds.reduce((sum, s) => sum + ok(s), 0);
-  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}`;
-  const knobs = Object.entries(env).flatMap(([name, value]) =>
-    /^SOAK_[A-Z_]+$/.test(name) ? [`${name}=${value} `] : [],
-  );
   return [
     '# Soak: the local stack on its SQLite store under steady load',
     '',
-    `Produced by \`${knobs.join('')}npm run bench:soak\` (${(r.elapsedS / 60).toFixed(1)} min), started ${r.startedAt}. Machine: ${machine}; Node ${process.version}. Measured tree: ${workTreeLabel(ROOT)}.`,
+    `Produced by \`${commandLabel('npm run bench:soak', /^SOAK_[A-Z_]+$/)}\` (${(r.elapsedS / 60).toFixed(1)} min), started ${r.startedAt}. Machine: ${machineLabel()}. Measured tree: ${workTreeLabel(ROOT)}.`,
     '',
     ...(load.seconds.length < 300
       ? [
@@ -354,8 +293,6 @@ function render(r: Report): string {
     `${total} answers with 200 in the measured window, ${f1(total / Math.max(1, load.seconds.length))} a second on average.${load.firstError === '' ? '' : ` First error: ${load.firstError.replace(/\s+/g, ' ').slice(0, 300)}`}`,
     '',
     ...storeAfter(r.store),
-    ...perTenSeconds(load),
-    '',
     `The stack's log: \`${relative(ROOT, join(OUT, 'stack.log'))}\` (git-ignored).`,
     '',
     '## How to run',
@@ -378,22 +315,11 @@ async function measuredLoad(s: Stack, keys: readonly string[]) {
 }
 
 /** The store when the load ended, then after the stack stopped, and the ledger check on it. */
-async function storeFacts(s: Stack): Promise<StoreFacts> {
-  const atLoadEnd = snapshotStore(SQLITE_PATH);
+async function storeFacts(s: Stack): Promise<StoreAcrossClose> {
   log('stopping the stack');
-  await s.owned.stop(STACK_STOP_MS);
-  let sql: LedgerVerdict | undefined;
-  try {
-    sql = checkLedger(SQLITE_PATH);
-  } catch (err) {
-    log(`read-only ledger check failed: ${String(err)}`);
-  }
-  log(`ledger check: ${describeVerdict(sql)}`);
-  return {
-    atLoadEnd,
-    afterClose: snapshotStore(SQLITE_PATH),
-    sql,
-  };
+  const store = await storeAcrossClose(SQLITE_PATH, () => s.owned.stop(STACK_STOP_MS), log);
+  log(`ledger check: ${describeVerdict(store.ledgerCheck)}`);
+  return store;
 }
 
 /** Runs the soak; true when every check of the acceptance list is met. */
@@ -440,30 +366,4 @@ async function main(): Promise<boolean> {
   return allMet;
 }
 
-// Whatever happens, nothing this script started outlives it.
-process.on('exit', killAllNow);
-let stopping = false;
-const stopAndExit = async (reason: string, code: number) => {
-  if (stopping) {
-    log(`${reason} again: killing everything now`);
-    killAllNow();
-    process.exit(1);
-  }
-  stopping = true;
-  log(`${reason}: stopping everything it started`);
-  await stopAll(log);
-  process.exit(code);
-};
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
-  process.on(signal, () => void stopAndExit(signal, 130));
-setTimeout(() => void stopAndExit(`time limit of ${timeLimitS} s reached`, 1), timeLimitS * 1000).unref();
-
-main().then(
-  (allMet) => void stopAndExit('finished', allMet ? 0 : 1),
-  (err: unknown) => {
-    process.stderr.write(
-      `[soak] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-    void stopAndExit('failure', 1);
-  },
-);
+runOwning(main, { name: 'soak', timeLimitS, log });
