@@ -57,7 +57,7 @@ const settings = {
   loadgenCpus: env.LOADGEN_CPUS ?? '0',
   // Redis away from the server CPU (SQLite runs inside the api, on it).
   storesCpus: env.STORES_CPUS ?? env.LOADGEN_CPUS ?? '0',
-  timeLimitS: num('BENCH_TIME_LIMIT_S', 720),
+  timeLimitS: num('BENCH_TIME_LIMIT_S', 900),
 };
 /** The run's knobs, read once ("How to run" in bench/RESULTS.md). */
 export type BenchSettings = typeof settings;
