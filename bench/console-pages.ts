@@ -13,23 +13,19 @@
  * and stops what it started. Knobs (env): BENCH_CONSOLE_ROUNDS (5), CHROMIUM_PATH
  * (/usr/bin/chromium), SERVER_CPUS (1: the api's CPUs; the browser is left unpinned).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Locator } from 'playwright-core';
-import { freePort } from '../infra/local-services/free-port.ts';
-import { startRedisServer } from '../infra/local-services/redis-server.ts';
-import { startS3Server } from '../infra/local-services/s3-server.ts';
 import { ensureConsoleBuilt } from '../infra/local-stack/build-console.ts';
 import { openSqliteStore } from '../shared/src/store/sqlite/sqlite-store.ts';
 import { CHROMIUM_PATH, launchChromium, newContext, settled } from '../test/browser/support/browser.ts';
 import { PASSWORD } from '../test/browser/support/gateway.ts';
 import { recordYearOfUsage } from '../test/browser/support/year-of-usage.ts';
-import { benchApiEnv } from './api-env.ts';
 import { adminClient } from './bench-accounts.ts';
-import { own, startProcess, stopAll, waitForHttp } from './processes.ts';
+import { startBenchApi } from './bench-api.ts';
+import { runOwning } from './processes.ts';
+import { machineLabel } from './run-labels.ts';
 import { median } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -64,28 +60,20 @@ async function benchAgainstStack(browser: Browser): Promise<void> {
   mkdirSync(scratch, { recursive: true });
   await ensureConsoleBuilt({ repoRoot: ROOT, typecheck: false, log });
 
-  const redis = await startRedisServer('redis-server', { detached: true });
-  own('redis-server (console)', redis.process.child);
-  const s3 = await startS3Server(join(scratch, 's3'));
+  const sqlitePath = join(scratch, 'gateway.db');
+  const bench = await startBenchApi({
+    root: ROOT,
+    phase: 'console',
+    sqlitePath,
+    s3Dir: join(scratch, 's3'),
+    bucket: 'bench-console',
+    logDir: scratch,
+    env: { BILLING_TIME_ZONE: TIME_ZONE },
+    cpus: env.SERVER_CPUS ?? '1',
+  });
+  const { url } = bench;
   try {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const adminToken = randomBytes(24).toString('base64url');
-    const sqlitePath = join(scratch, 'gateway.db');
-    const api = startProcess({
-      name: 'api (console)',
-      command: process.execPath,
-      args: ['api/src/main.ts'],
-      cwd: ROOT,
-      env: {
-        ...benchApiEnv({ port, redisUrl: redis.url, sqlitePath, s3, bucket: 'bench-console', adminToken }),
-        BILLING_TIME_ZONE: TIME_ZONE,
-      },
-      logFile: join(scratch, 'api.log'),
-      cpus: env.SERVER_CPUS ?? '1',
-    });
-    await waitForHttp(`${url}/readyz`, api, (status) => status === 200);
-    const admin = adminClient(url, adminToken);
+    const admin = adminClient(url, bench.adminToken);
     const email = `year-${Date.now()}@bench.invalid`;
     const account = await admin<{ id: string }>('/accounts', { email, name: 'A year of usage' });
     await admin(
@@ -101,8 +89,7 @@ async function benchAgainstStack(browser: Browser): Promise<void> {
     const timings = await measurePages(browser, url, invitation.url);
     writeResults({ started, timings, charges, sqlitePath });
   } finally {
-    await stopAll(log);
-    await s3.stop().catch(() => undefined);
+    await bench.stop();
   }
 }
 
@@ -175,7 +162,6 @@ function writeResults(run: {
   charges: number;
   sqlitePath: string;
 }): void {
-  const cpus = os.cpus();
   const rows = run.timings.map(({ page, runsMs }) => {
     const best = Math.min(...runsMs);
     const typical = median(runsMs.slice(1));
@@ -186,7 +172,7 @@ function writeResults(run: {
 
 Produced by \`npm run bench:console\` (\`bench/console-pages.ts\`), started ${run.started.toISOString()}.
 
-- Machine: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Linux ${os.release()}; Node ${process.version}; Chromium at \`${CHROMIUM_PATH}\` (playwright-core).
+- Machine: ${machineLabel()}; Chromium at \`${CHROMIUM_PATH}\` (playwright-core).
 - Store: a fresh SQLite file (\`${relative(ROOT, run.sqlitePath)}\`, git-ignored), as under \`npm start\`; its own Redis and s3rver; the api pinned to CPU ${env.SERVER_CPUS ?? '1'}, the browser unpinned.
 - Data: one account with ${run.charges} charges (four models on each of the last 365 billing days), recorded through the store's contract as settlement records them.
 - Each page opened ${ROUNDS} times in one signed-in tab, from navigation until it shows its data with no loading state left (the overview switched to 90 days with its chart drawn; usage switched to the last 365 days with its table). The first visit is apart (cold caches); the target is judged on the median of the others.
@@ -199,10 +185,4 @@ ${rows.join('\n')}
   log('wrote bench/CONSOLE-RESULTS.md');
 }
 
-main().catch(async (err) => {
-  process.stderr.write(
-    `[bench:console] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-  );
-  await stopAll(log);
-  process.exitCode = 1;
-});
+runOwning(main, { name: 'bench:console', timeLimitS: 900, log });

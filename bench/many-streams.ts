@@ -1,17 +1,15 @@
 /**
  * Many streams open at once: `count` streamed chat requests started together against a slow
  * upstream stream (the mock sends 20 chunks 250 ms apart, so every stream stays open about 5 s and
- * all of them are open at the same time). Before them, `PROBES` streams opened one after the other
- * on the idle api (each once the previous one's first token came); once every one of the `count`
- * has its first token, `PROBES` more the same way while they are all still open, and `PROBES` more
- * once they all ended: the first token of a new stream alone (on the fresh api, and warm), and amid
- * the open ones. Measures the api's resident memory (VmRSS sampled every 50 ms, and the kernel's
- * peak VmHWM) and the first tokens, to show whether memory and the first token stay flat with
- * 1,000 open streams.
+ * all of them are open at the same time), after `PROBES` streams opened one after the other on the
+ * fresh process (each once the previous one's first token came). Measures the process's resident
+ * memory before the burst (idle) and at its peak (VmRSS sampled every 50 ms, and the kernel's peak
+ * VmHWM), what V8's heap holds of it at both moments, and the first tokens.
  */
 
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { type MemoryShare, memoryOf } from './memory.ts';
 import { median, percentileOfSorted, sortedFinite } from './stats.ts';
 
 export interface ManyStreamsResult {
@@ -23,22 +21,14 @@ export interface ManyStreamsResult {
   /** The api's resident memory before the streams opened, and the highest seen while they were open. */
   readonly rssBeforeMb: number;
   readonly rssPeakMb: number;
-  /** Median time to first token of the streams opened one at a time on the idle api: fresh, and after the rest. */
+  /** What the memory was made of before the streams, and once all of them had their first token. */
+  readonly memoryIdle: MemoryShare | null;
+  readonly memoryAmid: MemoryShare | null;
+  /** Median time to first token of the streams opened one at a time on the idle process. */
   readonly aloneTtftMs: number;
-  readonly aloneAfterTtftMs: number;
-  /** The same while the `count` streams are open, and how many of them were still open then. */
-  readonly amidTtftMs: number;
-  readonly openAmid: number;
-  /** Probe streams opened (alone or amid), those that did not answer 200 or broke off, the first failure. */
-  readonly probes: number;
-  readonly probesFailed: number;
-  readonly firstProbeFailure: string | undefined;
   /** Time to first token of the `count` streams started together. */
   readonly ttftP50Ms: number;
   readonly ttftP99Ms: number;
-  readonly ttftMaxMs: number;
-  /** From the first request sent to the last stream's end. */
-  readonly wallS: number;
 }
 
 interface StreamOutcome {
@@ -60,8 +50,8 @@ interface OpenedStream {
   readonly done: Promise<StreamOutcome>;
 }
 
-/** Streams opened one after the other on the idle api, each once the previous one's first token came. */
-export const PROBES = 20;
+/** Streams opened one after the other on the fresh process, each once the previous one's first token came. */
+const PROBES = 20;
 
 function openStream(url: URL, key: string, model: string, agent: Agent): OpenedStream {
   let resolveFirst: (ms: number) => void = () => undefined;
@@ -119,54 +109,38 @@ function requestStream(
   });
 }
 
-/** `PROBES` streams, each opened once the previous one's first token came; their first tokens. */
-async function probeOneByOne(
-  open: () => OpenedStream,
-): Promise<{ ttfts: number[]; done: Promise<StreamOutcome[]> }> {
-  const ttfts: number[] = [];
-  const done: Promise<StreamOutcome>[] = [];
-  for (let i = 0; i < PROBES; i += 1) {
-    const stream = open();
-    done.push(stream.done);
-    ttfts.push(await stream.firstToken);
-  }
-  return { ttfts, done: Promise.all(done) };
-}
-
-/** Streams alone, then `count` at once and more amid them, against the gateway at `origin`; `pid`: the api's. */
+/** Streams alone, then `count` at once, against the process at `origin` (pid `pid`). */
 export async function manyStreams(options: {
   readonly origin: string;
   readonly key: string;
   readonly model: string;
   readonly count: number;
   readonly pid: number;
+  /** Where the process writes its memory when asked (./memory-preload.ts). */
+  readonly memoryDir: string;
 }): Promise<ManyStreamsResult> {
   const url = new URL('/v1/chat/completions', options.origin);
   const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
   const open = () => openStream(url, options.key, options.model, agent);
-  const alone = await probeOneByOne(open);
-  await alone.done;
+  const alone: number[] = [];
+  for (let i = 0; i < PROBES; i += 1) {
+    const stream = open();
+    alone.push(await stream.firstToken);
+    await stream.done;
+  }
+  const memory = () => memoryOf(options.memoryDir, options.pid);
+  const memoryIdle = await memory();
   const rssBeforeMb = memoryMb(options.pid, 'VmRSS');
   let rssPeakMb = rssBeforeMb;
   const sampler = setInterval(() => {
     rssPeakMb = Math.max(rssPeakMb, memoryMb(options.pid, 'VmRSS'));
   }, 50);
-  const started = performance.now();
   const burst = Array.from({ length: options.count }, open);
-  let ended = 0;
-  for (const stream of burst) void stream.done.then(() => (ended += 1));
   await Promise.all(burst.map((stream) => stream.firstToken));
-  const amid = await probeOneByOne(open);
-  const openAmid = options.count - ended;
+  const memoryAmid = await memory();
   const outcomes = await Promise.all(burst.map((stream) => stream.done));
-  await amid.done;
-  const wallS = (performance.now() - started) / 1000;
   clearInterval(sampler);
   rssPeakMb = Math.max(rssPeakMb, memoryMb(options.pid, 'VmHWM'));
-  const aloneAfter = await probeOneByOne(open);
-  const probeFailures = [...(await alone.done), ...(await amid.done), ...(await aloneAfter.done)].filter(
-    (o) => !o.ok,
-  );
   agent.destroy();
   const ttfts = sortedFinite(outcomes.map((o) => o.ttftMs));
   const failures = outcomes.filter((o) => !o.ok);
@@ -177,16 +151,10 @@ export async function manyStreams(options: {
     firstFailure: failures[0]?.failure,
     rssBeforeMb,
     rssPeakMb,
-    aloneTtftMs: median(alone.ttfts),
-    aloneAfterTtftMs: median(aloneAfter.ttfts),
-    amidTtftMs: median(amid.ttfts),
-    openAmid,
-    probes: 3 * PROBES,
-    probesFailed: probeFailures.length,
-    firstProbeFailure: probeFailures[0]?.failure,
+    memoryIdle,
+    memoryAmid,
+    aloneTtftMs: median(alone),
     ttftP50Ms: percentileOfSorted(ttfts, 0.5),
     ttftP99Ms: percentileOfSorted(ttfts, 0.99),
-    ttftMaxMs: ttfts.at(-1) ?? Number.NaN,
-    wallS,
   };
 }

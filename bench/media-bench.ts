@@ -5,11 +5,12 @@
  * 1. Latency: the synchronous image request through api -> BullMQ -> worker -> S3 -> the store
  *    (POST /v1/images/generations, openai/gpt-image-1) against the same fake OpenAI provider called
  *    directly with the body the adapter sends, sequentially, 0 ms provider delay.
- * 2. Throughput: 1, 2 and 4 image worker processes at a 200 ms provider delay, closed loop at
- *    2 x total worker concurrency, jobs/s and scaling efficiency.
- * 3. Per-role pools (./media-roles.ts): image and video workers as separate processes under load at
- *    once; the image pool grows (1, then 2 processes) while the video pool stays at 1: image jobs/s,
- *    video renders/s and the queues' waiting counts (what the KEDA triggers read) at each step.
+ * 2. Throughput (./media-pools.ts): an image pool grown to 1, 2 and 4 worker processes in one running
+ *    stack at a 200 ms provider delay, closed loop at 2 x the pool's concurrency: jobs/s and
+ *    scaling efficiency.
+ * 3. Per-role pools (./media-pools.ts): the same with a video pool of one process beside it, loaded
+ *    throughout: the image pool grows (1, then 2 processes) while the video pool stays; image
+ *    jobs/s, video renders/s and the queues' waiting counts (what the KEDA triggers read).
  *
  * Every phase gets its own empty redis-server and s3rver and its own fresh SQLite file (the store
  * `npm start` uses; the api and the workers of the phase share it; nothing pruned), so phases do not
@@ -22,30 +23,32 @@
  * the per-role phase, growing; empty skips it), MEDIA_BENCH_TIME_LIMIT_S (300), KEEP (1 keeps the
  * scratch folders with the processes' logs and the SQLite files).
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOpenAIMediaUpstream } from '../test/fakes/openai-media-upstream.ts';
-import { writeKeepingAnalysis, writeMediaBlock } from './kept-analysis.ts';
-import { loopDelayOf } from './loop-delay.ts';
-import {
-  type LatencyResult,
-  type MediaStore,
-  renderMediaResults,
-  renderMediaSummary,
-  type ThroughputResult,
-} from './media-report.ts';
-import { rolesPhase } from './media-roles.ts';
-import { cpuSeconds, jobTimings, type MediaStack, startMediaStack } from './media-stack.ts';
-import { killAllNow, stopAll } from './processes.ts';
-import { probeS3Cost } from './s3-probe.ts';
-import { checkLedger, describeVerdict, formatSize, snapshotStore } from './store-file.ts';
+import { writeKeepingAnalysis } from './kept-analysis.ts';
+import { poolPhase } from './media-pools.ts';
+import { type LatencyResult, type MediaStore, renderMediaResults } from './media-report.ts';
+import { type MediaStack, type StackOptions, startMediaStack } from './media-stack.ts';
+import { runOwning } from './processes.ts';
+import { commandLabel, machineLabel } from './run-labels.ts';
+import { median, percentile } from './stats.ts';
+import { describeVerdict, jobTimings, storeAcrossClose } from './store-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] === undefined ? fallback : Number(env[name]));
+/** Image worker processes at each step of a pool phase: a growing list ("1,2,4"); empty skips it. */
+function steps(list: string): number[] {
+  const counts = list
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
+  if (counts.some((n, i) => i > 0 && n <= (counts[i - 1] ?? 0))) throw new Error(`steps must grow: ${list}`);
+  return counts;
+}
 const settings = {
   seconds: num('MEDIA_BENCH_SECONDS', 15),
   warmupSeconds: 2,
@@ -53,20 +56,12 @@ const settings = {
   // Enough for the api's and the worker's paths to be compiled (with 20, the p50 of the first
   // hundred timed requests read 1-3 ms higher than the steady state).
   latencyWarmup: 100,
-  workerCounts: (env.MEDIA_BENCH_WORKERS ?? '1,2,4')
-    .split(',')
-    .map(Number)
-    .filter((n) => n > 0),
+  workerCounts: steps(env.MEDIA_BENCH_WORKERS ?? '1,2,4'),
   concurrencyPerWorker: num('MEDIA_BENCH_CONCURRENCY', 4),
-  roleSteps: (env.MEDIA_BENCH_ROLES ?? '1,2')
-    .split(',')
-    .map(Number)
-    .filter((n) => n > 0),
+  roleSteps: steps(env.MEDIA_BENCH_ROLES ?? '1,2'),
   delayMs: 200,
   timeLimitS: num('MEDIA_BENCH_TIME_LIMIT_S', 300),
 };
-if (settings.roleSteps.some((n, i) => i > 0 && n <= (settings.roleSteps[i - 1] ?? 0)))
-  throw new Error(`MEDIA_BENCH_ROLES must grow step by step (got ${settings.roleSteps.join(',')})`);
 const log = (line: string) => process.stdout.write(`[media-bench] ${line}\n`);
 /**
  * s3rver keeps each object in files: on /dev/shm (memory) when the machine has it, so that the host
@@ -105,17 +100,24 @@ async function post(url: string, key: string, body: string): Promise<number> {
   return text.length;
 }
 
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+/** A phase's stack on its own scratch folders (s3rver's in memory, the SQLite file on disk). */
+const stackOf =
+  (phase: string, upstreamUrl: string) =>
+  (o: Pick<StackOptions, 'workers' | 'workerConcurrency' | 'keys' | 'env'>) =>
+    startMediaStack({
+      ...o,
+      root: ROOT,
+      phase,
+      upstreamUrl,
+      s3Dir: join(TMP, `s3-${phase}`),
+      storeDir: join(STORES, phase),
+      logDir: LOGS,
+      log,
+    });
 
 function stats(samples: number[]) {
-  const s = [...samples].sort((a, b) => a - b);
-  return {
-    n: s.length,
-    p50: quantile(s, 0.5),
-    p99: quantile(s, 0.99),
-    mean: s.reduce((a, b) => a + b, 0) / s.length,
-  };
+  const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+  return { n: samples.length, p50: median(samples), p99: percentile(samples, 0.99), mean };
 }
 
 async function latencyPhase(
@@ -123,18 +125,10 @@ async function latencyPhase(
   script: { always(b: unknown): void },
 ): Promise<LatencyResult> {
   script.always({ kind: 'slow', delayMs: 0 });
-  const stack = await startMediaStack({
-    root: ROOT,
-    phase: 'latency',
+  const stack = await stackOf(
+    'latency',
     upstreamUrl,
-    workers: 1,
-    workerConcurrency: settings.concurrencyPerWorker,
-    s3Dir: join(TMP, 's3-latency'),
-    storeDir: join(STORES, 'latency'),
-    logDir: LOGS,
-    keys: 1,
-    log,
-  });
+  )({ workers: 1, workerConcurrency: settings.concurrencyPerWorker, keys: 1 });
   try {
     const key = stack.keys[0] ?? '';
     const gw = `${stack.url}/v1/images/generations`;
@@ -145,7 +139,6 @@ async function latencyPhase(
     }
     const viaGateway: number[] = [];
     const viaDirect: number[] = [];
-    const measuredFrom = Date.now();
     // Interleaved, so both see the same machine state.
     for (let i = 0; i < settings.latencyN; i++) {
       let t = performance.now();
@@ -157,102 +150,8 @@ async function latencyPhase(
     }
     const timings = jobTimings(stack.sqlitePath);
     log(`latency breakdown: ${JSON.stringify(timings)}`);
-    const store = await measureStore(stack, 'latency', measuredFrom, Date.now());
+    const store = await measureStore(stack, 'latency');
     return { gateway: stats(viaGateway), direct: stats(viaDirect), store, timings };
-  } finally {
-    await stack.stop();
-  }
-}
-
-async function throughputPhase(
-  upstreamUrl: string,
-  script: { always(b: unknown): void },
-  workers: number,
-): Promise<ThroughputResult> {
-  script.always({ kind: 'slow', delayMs: settings.delayMs });
-  const concurrency = 2 * workers * settings.concurrencyPerWorker;
-  const stack = await startMediaStack({
-    root: ROOT,
-    phase: `w${workers}`,
-    upstreamUrl,
-    workers,
-    workerConcurrency: settings.concurrencyPerWorker,
-    s3Dir: join(TMP, `s3-w${workers}`),
-    storeDir: join(STORES, `w${workers}`),
-    logDir: LOGS,
-    keys: 8,
-    log,
-  });
-  try {
-    const gw = `${stack.url}/v1/images/generations`;
-    const started = performance.now();
-    const wallStart = Date.now();
-    const measureFrom = started + settings.warmupSeconds * 1000;
-    const measureTo = measureFrom + settings.seconds * 1000;
-    const completions: number[] = [];
-    const latencies: number[] = [];
-    let errors = 0;
-    let firstError = '';
-    let cpuBefore: Record<string, number> = {};
-    const snapshot = () => cpuOf(stack);
-    const beforeTimer = setTimeout(() => {
-      cpuBefore = snapshot();
-    }, settings.warmupSeconds * 1000);
-    let cpuAfter: Record<string, number> = {};
-    const afterTimer = setTimeout(
-      () => {
-        cpuAfter = snapshot();
-      },
-      (settings.warmupSeconds + settings.seconds) * 1000,
-    );
-    let n = 0;
-    const client = async () => {
-      while (performance.now() < measureTo) {
-        const key = stack.keys[n++ % stack.keys.length] ?? '';
-        const t = performance.now();
-        try {
-          await post(gw, key, GATEWAY_BODY);
-          const end = performance.now();
-          if (t >= measureFrom && end <= measureTo) latencies.push(end - t);
-          completions.push(end);
-        } catch (err) {
-          errors++;
-          firstError ||= String(err);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, client));
-    clearTimeout(beforeTimer);
-    clearTimeout(afterTimer);
-    const inWindow = completions.filter((t) => t >= measureFrom && t <= measureTo);
-    const perSecond = Array.from(
-      { length: settings.seconds },
-      (_, i) =>
-        inWindow.filter((t) => t >= measureFrom + i * 1000 && t < measureFrom + (i + 1) * 1000).length,
-    );
-    const cpu: Record<string, number> = {};
-    for (const name of Object.keys(cpuAfter))
-      cpu[name] = ((cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0)) / settings.seconds;
-    const window = [settings.warmupSeconds, settings.warmupSeconds + settings.seconds];
-    const [fromMs, toMs] = window.map((s) => wallStart + s * 1000) as [number, number];
-    const store = await measureStore(stack, `w${workers}`, fromMs, toMs);
-    const result: ThroughputResult = {
-      workers,
-      concurrencyPerWorker: settings.concurrencyPerWorker,
-      clients: concurrency,
-      jobsPerSecond: inWindow.length / settings.seconds,
-      perSecond,
-      latency: stats(latencies),
-      errors,
-      firstError,
-      cpu,
-      store,
-      totalCompleted: completions.length,
-    };
-    log(
-      `w${workers}: ${result.jobsPerSecond.toFixed(1)} jobs/s, p50 ${result.latency.p50.toFixed(0)} ms, errors ${errors}, cpu ${JSON.stringify(cpu)}`,
-    );
-    return result;
   } finally {
     await stack.stop();
   }
@@ -260,132 +159,82 @@ async function throughputPhase(
 
 /**
  * The phase's SQLite file when the load ended (apps running), then after the workers and the api
- * closed gracefully (queued charges written), the ledger check on the closed file, and the api's
- * event-loop delay over [fromMs, toMs].
+ * closed gracefully (queued charges written), and the ledger check on the closed file.
  */
-async function measureStore(
-  stack: MediaStack,
-  phase: string,
-  fromMs: number,
-  toMs: number,
-): Promise<MediaStore> {
-  const atLoadEnd = snapshotStore(stack.sqlitePath);
-  await stack.stopApps();
-  const afterClose = snapshotStore(stack.sqlitePath);
-  let ledgerCheck: MediaStore['ledgerCheck'];
-  try {
-    ledgerCheck = checkLedger(stack.sqlitePath);
-  } catch (err) {
-    log(`${phase}: ledger check failed: ${String(err)}`);
-  }
-  const store: MediaStore = {
+async function measureStore(stack: MediaStack, phase: string): Promise<MediaStore> {
+  const store = {
     file: stack.sqlitePath,
-    atLoadEnd,
-    afterClose,
-    ledgerCheck,
-    apiLoopDelay: loopDelayOf(stack.loopDelayDir, 'api', fromMs, toMs),
+    ...(await storeAcrossClose(stack.sqlitePath, stack.stopApps, log)),
   };
+  const after = store.afterClose;
   log(
-    `${phase}: SQLite ${formatSize(afterClose?.size)} after close, ${afterClose?.ledgerRows ?? 'n/a'} ledger rows, ${afterClose?.mediaJobs ?? 'n/a'} media jobs; ledger check: ${describeVerdict(ledgerCheck)}`,
+    `${phase}: ${after?.ledgerRows ?? 'n/a'} ledger rows, ${after?.mediaJobs ?? 'n/a'} media jobs; ledger check: ${describeVerdict(store.ledgerCheck)}`,
   );
   return store;
 }
 
-/** CPU seconds so far: api (SQLite included), workers (sum), redis, this process (loadgen + fake + s3rver). */
-function cpuOf(stack: MediaStack): Record<string, number> {
-  const self = process.cpuUsage();
-  return {
-    api: cpuSeconds(stack.api.pid),
-    workers: stack.workers.reduce((sum, w) => sum + cpuSeconds(w.pid), 0),
-    redis: cpuSeconds(stack.redis.pid),
-    'runner (loadgen, fake provider, s3rver)': (self.user + self.system) / 1e6,
-  };
+/** A pool phase (./media-pools.ts) with this run's settings. */
+function pools(
+  phase: string,
+  upstream: Awaited<ReturnType<typeof startOpenAIMediaUpstream>>,
+  imageSteps: readonly number[],
+  video: boolean,
+) {
+  return poolPhase({
+    phase,
+    startStack: stackOf(phase, upstream.url),
+    script: upstream.script as never,
+    settings: {
+      imageSteps,
+      imageConcurrency: settings.concurrencyPerWorker,
+      warmupSeconds: settings.warmupSeconds,
+      seconds: settings.seconds,
+      delayMs: settings.delayMs,
+      video,
+    },
+    log,
+    measureStore,
+  });
 }
 
-function machine(): string {
-  const cpus = os.cpus();
-  let mem = '';
-  try {
-    mem = execFileSync('free', ['-m']).toString().split('\n')[1]?.trim().split(/\s+/)[1] ?? '';
-  } catch {}
-  return `${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, ${mem ? `${mem} MB RAM, ` : ''}${os.type()} ${os.release()}, Node ${process.version}`;
+/** A shortened run's note (anything below the defaults), said at the top of the results. */
+function shortenedNote(): { note?: string } {
+  const s = settings;
+  const defaults =
+    s.seconds >= 15 && s.latencyN >= 300 && `${s.workerCounts}` === '1,2,4' && `${s.roleSteps}` === '1,2';
+  if (defaults) return {};
+  return {
+    note: `Shortened run (${s.seconds} s per pool step, ${s.latencyN} latency requests, image pools ${s.workerCounts.join(',') || 'none'} and ${s.roleSteps.join(',') || 'none'}; by default 15 s, 300, 1,2,4 and 1,2): a smoke test, not comparable with full runs.`,
+  };
 }
 
 async function main(): Promise<void> {
   const startedAt = new Date();
-  const limit = setTimeout(() => {
-    log(`time limit of ${settings.timeLimitS} s reached: stopping everything`);
-    killAllNow();
-    process.exit(2);
-  }, settings.timeLimitS * 1000);
   const upstream = await startOpenAIMediaUpstream();
   let ok = false;
   try {
     log(`fake OpenAI media upstream at ${upstream.url}`);
     const latency = await latencyPhase(upstream.url, upstream.script as never);
-    log(
-      `latency: gateway p50 ${latency.gateway.p50.toFixed(1)} ms p99 ${latency.gateway.p99.toFixed(1)} ms; direct p50 ${latency.direct.p50.toFixed(1)} ms p99 ${latency.direct.p99.toFixed(1)} ms`,
-    );
-    const throughput: ThroughputResult[] = [];
-    for (const k of settings.workerCounts)
-      throughput.push(await throughputPhase(upstream.url, upstream.script as never, k));
-    const roles =
-      settings.roleSteps.length === 0
-        ? undefined
-        : await rolesPhase({
-            root: ROOT,
-            upstreamUrl: upstream.url,
-            script: upstream.script as never,
-            settings: {
-              imageSteps: settings.roleSteps,
-              imageConcurrency: settings.concurrencyPerWorker,
-              warmupSeconds: settings.warmupSeconds,
-              seconds: settings.seconds,
-              delayMs: settings.delayMs,
-            },
-            s3Dir: join(TMP, 's3-roles'),
-            storeDir: join(STORES, 'roles'),
-            logDir: LOGS,
-            log,
-            measureStore,
-          });
-    const s3 = await probeS3Cost(join(TMP, 's3-probe'));
-    log(`s3 probe: ${JSON.stringify(s3)}`);
+    const { workerCounts, roleSteps } = settings;
+    const throughput =
+      workerCounts.length === 0 ? undefined : await pools('throughput', upstream, workerCounts, false);
+    const roles = roleSteps.length === 0 ? undefined : await pools('roles', upstream, roleSteps, true);
     const file = join(ROOT, 'bench', 'MEDIA-RESULTS.md');
-    const knobs = Object.entries(env)
-      .filter(([name]) => /^(MEDIA_BENCH_[A-Z_]+|KEEP)$/.test(name))
-      .map(([name, value]) => `${name}=${value} `)
-      .join('');
-    const shortened =
-      settings.seconds < 15 ||
-      settings.latencyN < 300 ||
-      settings.workerCounts.join(',') !== '1,2,4' ||
-      settings.roleSteps.join(',') !== '1,2';
     const report = {
-      command: `${knobs}node bench/media-bench.ts`,
-      ...(shortened
-        ? {
-            note: `Shortened run (${settings.seconds} s per throughput phase and per-role step, ${settings.latencyN} latency requests, workers ${settings.workerCounts.join(',') || 'none'}, per-role image steps ${settings.roleSteps.join(',') || 'none'}; by default 15 s, 300, 1,2,4, 1,2): a smoke test, not comparable with full runs.`,
-          }
-        : {}),
-      machine: machine(),
+      command: commandLabel('node bench/media-bench.ts', /^(MEDIA_BENCH_[A-Z_]+|KEEP)$/),
+      ...shortenedNote(),
+      machine: machineLabel(),
       date: startedAt.toISOString(),
       durationS: (Date.now() - startedAt.getTime()) / 1000,
       settings,
       latency,
       throughput,
       roles,
-      s3,
     };
     writeKeepingAnalysis(file, renderMediaResults(report));
-    // The full set of phases (the default): its headline numbers go to bench/RESULTS.md as well.
-    if (settings.workerCounts.length > 0)
-      writeMediaBlock(join(ROOT, 'bench', 'RESULTS.md'), renderMediaSummary(report));
     ok = true;
     log(`wrote ${file} in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s`);
   } finally {
-    clearTimeout(limit);
-    await stopAll(log);
     await upstream.close().catch(() => undefined);
     // Logs stay on failure (their folder is printed); on success the scratch folder goes.
     if (ok && !process.env.KEEP) {
@@ -395,15 +244,4 @@ async function main(): Promise<void> {
   }
 }
 
-process.on('SIGINT', () => {
-  killAllNow();
-  process.exit(130);
-});
-process.on('exit', () => killAllNow());
-
-main().catch((err: unknown) => {
-  log(
-    `failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)} (logs: ${LOGS}, stores: ${STORES})`,
-  );
-  process.exitCode = 1;
-});
+runOwning(main, { name: 'media-bench', timeLimitS: settings.timeLimitS, log });

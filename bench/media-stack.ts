@@ -6,33 +6,20 @@
  * autoscaler adds pods to a role's pool. Processes are owned through ./processes.ts (own process
  * group, stopped by pid only).
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../infra/local-services/free-port.ts';
-import { startRedisServer } from '../infra/local-services/redis-server.ts';
-import { startS3Server } from '../infra/local-services/s3-server.ts';
 import type { QueueName } from '../shared/src/jobs/queue-names.ts';
-import { benchApiEnv } from './api-env.ts';
 import { accountWithKeys, adminClient } from './bench-accounts.ts';
-import { LOOP_DELAY_PRELOAD } from './loop-delay.ts';
-import { type Owned, own, startProcess, waitForHttp } from './processes.ts';
-import { median } from './stats.ts';
-import { deliveredJobTimes } from './store-file.ts';
+import { type BenchApi, startBenchApi } from './bench-api.ts';
+import { type Owned, startProcess } from './processes.ts';
 
-export interface MediaStack {
-  readonly url: string;
-  readonly api: Owned;
+/** The api (./bench-api.ts: its Redis, for reading its queues, too) and the worker processes. */
+export interface MediaStack extends Pick<BenchApi, 'url' | 'api' | 'redis' | 'redisUrl'> {
   readonly workers: readonly Owned[];
-  readonly redis: Owned;
-  /** The phase's Redis, for reading its queues. */
-  readonly redisUrl: string;
   /** The queue prefix of the phase's api and workers (`QUEUE_PREFIX`). */
   readonly queuePrefix: string;
   /** The phase's SQLite file, shared by the api and the workers. */
   readonly sqlitePath: string;
-  /** Where the api's event-loop delay samples go (./loop-delay.ts reads them). */
-  readonly loopDelayDir: string;
   readonly keys: readonly string[];
   /** Starts one more worker process running `role` alone; resolves once it is ready. */
   addWorker(role: QueueName, concurrency: number): Promise<Owned>;
@@ -63,30 +50,21 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
   rmSync(o.storeDir, { recursive: true, force: true });
   mkdirSync(o.storeDir, { recursive: true });
   const sqlitePath = join(o.storeDir, 'gateway.db');
-  const loopDelayDir = join(o.storeDir, 'loop-delay');
-  const redisLocal = await startRedisServer('redis-server', { detached: true });
-  const redis = own(`redis-server (${o.phase})`, redisLocal.process.child);
-  const s3 = await startS3Server(o.s3Dir);
-  const port = await freePort();
-  const adminToken = randomBytes(24).toString('base64url');
-  const url = `http://127.0.0.1:${port}`;
   const queuePrefix = `mb-${o.phase}`;
-  // The api and the workers share this SQLite file, as under `npm start`.
-  const baseEnv = {
-    ...benchApiEnv({ port, redisUrl: redisLocal.url, sqlitePath, s3, bucket: 'media-bench', adminToken }),
-    QUEUE_PREFIX: queuePrefix,
-    OPENAI_BASE_URL: o.upstreamUrl,
-    OPENAI_API_KEY: 'sk-test-fake-key',
-    MEDIA_WAIT_TIMEOUT_MS: '60000',
-    ...o.env,
-  };
-  const api = startProcess({
-    name: `api (${o.phase})`,
-    command: process.execPath,
-    args: ['--import', LOOP_DELAY_PRELOAD, 'api/src/main.ts'],
-    cwd: o.root,
-    env: { ...baseEnv, BENCH_LOOP_DELAY_DIR: loopDelayDir },
-    logFile: join(o.logDir, `api-${o.phase}.log`),
+  const bench = await startBenchApi({
+    root: o.root,
+    phase: o.phase,
+    sqlitePath,
+    s3Dir: o.s3Dir,
+    bucket: 'media-bench',
+    logDir: o.logDir,
+    env: {
+      QUEUE_PREFIX: queuePrefix,
+      OPENAI_BASE_URL: o.upstreamUrl,
+      OPENAI_API_KEY: 'sk-test-fake-key',
+      MEDIA_WAIT_TIMEOUT_MS: '60000',
+      ...o.env,
+    },
   });
   const workers: Owned[] = [];
   const roles = new Map<Owned, QueueName>();
@@ -98,9 +76,9 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
       command: process.execPath,
       args: ['workers/src/main.ts'],
       cwd: o.root,
-      // info: the worker logs only 'worker started/ready' at info (nothing per job).
+      // The api's settings, on the same SQLite file; info: a worker logs only that it is ready.
       env: {
-        ...baseEnv,
+        ...bench.env,
         LOG_LEVEL: 'info',
         WORKER_QUEUES: role,
         [`WORKER_CONCURRENCY_${role.toUpperCase()}`]: String(concurrency),
@@ -112,38 +90,20 @@ export async function startMediaStack(o: StackOptions): Promise<MediaStack> {
     await waitForLine(logFile, /worker ready/, worker);
     return worker;
   };
-  const pool = (role: QueueName) => workers.filter((w) => roles.get(w) === role);
   const stopApps = async () => {
     for (const w of [...workers].reverse()) await w.stop(15_000).catch(() => undefined);
-    await api.stop(15_000).catch(() => undefined);
+    await bench.stopApi(15_000).catch(() => undefined);
   };
   const stop = async () => {
     await stopApps();
-    await redis.stop().catch(() => undefined);
-    await s3.stop().catch(() => undefined);
+    await bench.stop();
   };
   try {
-    await waitForHttp(`${url}/readyz`, api, (status) => status === 200);
     await Promise.all(Array.from({ length: o.workers }, () => addWorker('image', o.workerConcurrency)));
-    const keys = await mediaAccountWithKeys(url, adminToken, o.phase, o.keys);
-    o.log(
-      `${o.phase}: api pid ${api.pid}, ${workers.length} worker(s) [${workers.map((w) => w.pid).join(', ')}], SQLite ${sqlitePath}`,
-    );
-    return {
-      url,
-      api,
-      workers,
-      redis,
-      redisUrl: redisLocal.url,
-      queuePrefix,
-      sqlitePath,
-      loopDelayDir,
-      keys,
-      addWorker,
-      pool,
-      stopApps,
-      stop,
-    };
+    const keys = await accountWithKeys(adminClient(bench.url, bench.adminToken), `media-${o.phase}`, o.keys);
+    o.log(`${o.phase}: api pid ${bench.api.pid}, ${workers.length} worker(s), SQLite ${sqlitePath}`);
+    const pool = (role: QueueName) => workers.filter((w) => roles.get(w) === role);
+    return { ...bench, workers, queuePrefix, sqlitePath, keys, addWorker, pool, stopApps, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -161,15 +121,6 @@ async function waitForLine(file: string, pattern: RegExp, owned: Owned, timeoutM
   throw new Error(`${owned.name} not ready after ${timeoutMs} ms (see ${file})`);
 }
 
-async function mediaAccountWithKeys(
-  url: string,
-  token: string,
-  label: string,
-  count: number,
-): Promise<string[]> {
-  return accountWithKeys(adminClient(url, token), `media-${label}`, count);
-}
-
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
   try {
@@ -180,18 +131,4 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-/**
- * Where a synchronous job's time goes, from its `media_jobs` row: created (api, after admission) ->
- * completed (worker: queue pickup, running update, provider, S3 put, completed update) -> last
- * update (api: woken, reads, marks delivered). Medians in ms (the store keeps ms timestamps).
- */
-export function jobTimings(sqlitePath: string): Record<string, number> {
-  const rows = deliveredJobTimes(sqlitePath);
-  return {
-    delivered: rows.length,
-    createdToCompletedMs: median(rows.map((r) => (r.completed ?? Number.NaN) - r.created)),
-    completedToDeliveredMs: median(rows.map((r) => r.updated - (r.completed ?? Number.NaN))),
-  };
 }

@@ -19,14 +19,9 @@ export interface Owned {
 
 const started: Owned[] = [];
 
-/** Everything still running that this runner started, newest first. */
-export function ownedProcesses(): readonly Owned[] {
-  return [...started].reverse();
-}
-
 /** Stops every owned process, newest first (the api before its stores). */
 export async function stopAll(log: (line: string) => void): Promise<void> {
-  for (const owned of ownedProcesses()) {
+  for (const owned of [...started].reverse()) {
     await owned.stop().catch((err: unknown) => log(`could not stop ${owned.name}: ${String(err)}`));
     log(`stopped ${owned.name} (pid ${owned.pid})`);
   }
@@ -111,13 +106,10 @@ export async function runToEnd(spec: SpawnSpec): Promise<void> {
   if (code !== 0) throw new Error(`${spec.name} exited with ${code ?? signal}`);
 }
 
-export function pinned(
-  cpus: string | undefined,
-  command: string,
-  args: readonly string[],
-): [string, string[]] {
-  if (!cpus || !existsSync('/usr/bin/taskset')) return [command, [...args]];
-  return ['/usr/bin/taskset', ['-c', cpus, command, ...args]];
+/** The command under `taskset -c <cpus>` when given and taskset exists. */
+function pinned(cpus: string | undefined, command: string, args: readonly string[]): [string, string[]] {
+  const taskset = cpus && existsSync('/usr/bin/taskset');
+  return taskset ? ['/usr/bin/taskset', ['-c', cpus, command, ...args]] : [command, [...args]];
 }
 
 /** Moves every thread of a running process (and so its future threads) onto `cpus`. */
@@ -146,4 +138,41 @@ export async function waitForHttp(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`${owned.name} was not ready at ${url} after ${timeoutMs} ms`);
+}
+
+/**
+ * Runs a bench's `main` owning what it starts: everything it started is stopped (by pid) when it
+ * ends, fails, meets a signal or its time limit; a second signal kills at once. Exits 0 when main
+ * resolves anything but `false`, 1 on `false` or a failure, 130 on a signal.
+ */
+export function runOwning(
+  main: () => Promise<unknown>,
+  options: { readonly name: string; readonly timeLimitS: number; readonly log: (line: string) => void },
+): void {
+  const { log } = options;
+  process.on('exit', killAllNow);
+  let stopping = false;
+  const stopAndExit = async (reason: string, code: number) => {
+    if (stopping) {
+      log(`${reason} again: killing everything now`);
+      killAllNow();
+      process.exit(1);
+    }
+    stopping = true;
+    log(`${reason}: stopping everything it started`);
+    await stopAll(log);
+    process.exit(code);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => void stopAndExit(signal, 130));
+  const limit = `time limit of ${options.timeLimitS} s reached`;
+  setTimeout(() => void stopAndExit(limit, 1), options.timeLimitS * 1000).unref();
+  main().then(
+    (met) => void stopAndExit('finished', met === false ? 1 : 0),
+    (err: unknown) => {
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      process.stderr.write(`[${options.name}] failed: ${message}\n`);
+      void stopAndExit('failure', 1);
+    },
+  );
 }

@@ -5,10 +5,9 @@
  * and the busiest functions of any origin. Given a window (the load's start and end on the
  * monotonic clock, which V8 stamps its samples with as Node's `process.hrtime` reads it), only the
  * samples inside it count: start-up (module loading, schema compilation) and shutdown stay out.
- * Standalone: `node bench/profile-summary.ts <file.cpuprofile>` prints the summary as JSON.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
 interface CallFrame {
   readonly functionName: string;
@@ -47,7 +46,6 @@ export interface ProfileSummary {
   readonly totalMs: number;
   readonly busyMs: number;
   readonly byComponent: readonly Share[];
-  readonly ownSelf: readonly Share[];
   readonly ownInclusive: readonly Share[];
   readonly topSelf: readonly Share[];
 }
@@ -76,12 +74,9 @@ export function summarizeProfile(
   /** The innermost project or package frame of a stack; GC and native-only stacks by their name. */
   const componentOf = (leafId: number): string => {
     const leaf = byId.get(leafId)?.callFrame;
-    if (leaf && leaf.url === '' && leaf.functionName.startsWith('(')) {
-      const onlyNative =
-        parent.get(leafId) === undefined ||
-        byId.get(parent.get(leafId) ?? -1)?.callFrame.functionName === '(root)';
-      if (onlyNative) return leaf.functionName;
-    }
+    const underRoot = byId.get(parent.get(leafId) ?? -1)?.callFrame.functionName ?? '(root)';
+    if (leaf?.url === '' && leaf.functionName.startsWith('(') && underRoot === '(root)')
+      return leaf.functionName;
     for (let at: number | undefined = leafId; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)?.callFrame;
       if (frame === undefined) continue;
@@ -94,7 +89,6 @@ export function summarizeProfile(
 
   const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
   const components = new Map<string, number>();
-  const ownSelf = new Map<string, number>();
   const ownInclusive = new Map<string, number>();
   const anySelf = new Map<string, number>();
   let totalMs = 0;
@@ -110,7 +104,6 @@ export function summarizeProfile(
     }
     add(components, componentOf(id), ms);
     add(anySelf, label(leaf.callFrame), ms);
-    if (isOwn(leaf.callFrame)) add(ownSelf, label(leaf.callFrame), ms);
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)?.callFrame;
@@ -129,7 +122,6 @@ export function summarizeProfile(
     totalMs: Math.round(totalMs),
     busyMs: Math.round(busyMs),
     byComponent: shares(components, 20),
-    ownSelf: shares(ownSelf),
     ownInclusive: shares(ownInclusive),
     topSelf: shares(anySelf),
   };
@@ -153,14 +145,4 @@ function sampleFilter(
   }
   const within = (i: number) => (stamps[i] ?? 0) >= window.fromUs && (stamps[i] ?? 0) <= window.toUs;
   return stamps.some((_, i) => within(i)) ? { inside: within, windowed: true } : all;
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const file = process.argv[2];
-  if (file === undefined) {
-    process.stderr.write('usage: node bench/profile-summary.ts <file.cpuprofile> [project root]\n');
-    process.exit(2);
-  }
-  const root = process.argv[3] ?? fileURLToPath(new URL('..', import.meta.url));
-  process.stdout.write(`${JSON.stringify(summarizeProfile(file, root), null, 2)}\n`);
 }

@@ -7,6 +7,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
+import { median } from './stats.ts';
 
 export interface FileSize {
   /** Bytes of the database file and of its `-wal` file (0 when absent). */
@@ -114,21 +115,53 @@ export function describeVerdict(verdict: LedgerVerdict | undefined): string {
     : `${verdict.differences.length} of ${wallets} DIFFER`;
 }
 
-/** Media job timings from the `media_jobs` rows (ms since the epoch), delivered jobs only. */
-export function deliveredJobTimes(
-  path: string,
-): { created: number; completed: number | null; updated: number }[] {
-  return withReadOnly(path, (db) =>
-    (
+/**
+ * Where a synchronous media job's time goes, from the `media_jobs` rows of delivered jobs (ms
+ * timestamps): created (api, after admission) -> completed (worker: pickup, running update,
+ * provider, S3 put, completed update) -> last update (api: woken, marks delivered). Medians in ms.
+ */
+export function jobTimings(path: string): Record<string, number> {
+  const rows = withReadOnly(
+    path,
+    (db) =>
       db
         .prepare(
           "SELECT created_at AS created, completed_at AS completed, updated_at AS updated FROM media_jobs WHERE status = 'delivered'",
         )
-        .all() as { created: number | bigint; completed: number | bigint | null; updated: number | bigint }[]
-    ).map((r) => ({
-      created: Number(r.created),
-      completed: r.completed === null ? null : Number(r.completed),
-      updated: Number(r.updated),
-    })),
+        .all() as { created: number | bigint; completed: number | bigint | null; updated: number | bigint }[],
   );
+  const completed = (r: (typeof rows)[number]) => (r.completed === null ? Number.NaN : Number(r.completed));
+  return {
+    delivered: rows.length,
+    createdToCompletedMs: median(rows.map((r) => completed(r) - Number(r.created))),
+    completedToDeliveredMs: median(rows.map((r) => Number(r.updated) - completed(r))),
+  };
+}
+
+/** A phase's store when its load ended, and once its apps closed, with the ledger check then. */
+export interface StoreAcrossClose {
+  readonly atLoadEnd: StoreSnapshot | null;
+  readonly afterClose: StoreSnapshot | null;
+  /** Every wallet against the sum of its ledger entries, on the closed file (undefined: it failed). */
+  readonly ledgerCheck: LedgerVerdict | undefined;
+}
+
+/**
+ * The file while the apps still run, then `close()` them (queued charges written, WAL
+ * checkpointed), then the file again and its ledger check; a check that cannot run is logged.
+ */
+export async function storeAcrossClose(
+  path: string,
+  close: () => Promise<void>,
+  log: (line: string) => void,
+): Promise<StoreAcrossClose> {
+  const atLoadEnd = snapshotStore(path);
+  await close();
+  let ledgerCheck: LedgerVerdict | undefined;
+  try {
+    ledgerCheck = checkLedger(path);
+  } catch (err) {
+    log(`ledger check of ${path} failed: ${String(err)}`);
+  }
+  return { atLoadEnd, afterClose: snapshotStore(path), ledgerCheck };
 }

@@ -1,13 +1,9 @@
 -- The harness's wrk-post.lua (POST a fixed JSON body, JSON summary on exit) plus per-request API
--- key rotation, installed by run-bench.ts as wrk-post.lua in the scratch copy of the harness.
---
--- Why: the gateway limits each key to 3000 requests per 60 s window (the spec's maximum), and one
--- 0 ms run sends ~100k requests. When WRK_KEYS_FILE names a file of keys (one per line) and the
--- target's own Authorization header carries one of them, each request takes the next key of the
--- file, round robin, from requests formatted once at start (no per-request Lua string work). Any
--- other target (direct mock, Portkey) keeps its fixed header and wrk's static request, exactly as
--- the harness's script does.
--- Env: WRK_BODY (request body), WRK_JSON_OUT (output path), WRK_KEYS_FILE (optional).
+-- key rotation (run-bench.ts installs it as wrk-post.lua in the harness's copy): a gateway key
+-- allows 3000 requests a minute, one 0 ms round sends tens of thousands. When WRK_KEYS_FILE names
+-- a file of keys (one a line) and the target's Authorization header carries one of them, each
+-- request takes the next key, round robin, from requests formatted once at start; any other target
+-- keeps its fixed header. Env: WRK_BODY, WRK_JSON_OUT (output path), WRK_KEYS_FILE (optional).
 wrk.method = "POST"
 wrk.body = os.getenv("WRK_BODY") or '{"model":"mock","messages":[{"role":"user","content":"hi"}]}'
 wrk.headers["Content-Type"] = "application/json"
@@ -23,7 +19,12 @@ local function read_keys(path)
   return keys
 end
 
-local auth_name = wrk.headers["authorization"] and "authorization" or "Authorization"
+-- The key goes in the header -H gave, under the very name it gave (wrk keeps its case): setting
+-- another spelling would send two Authorization headers, and Node keeps the first.
+local auth_name = "Authorization"
+for name in pairs(wrk.headers) do
+  if name:lower() == "authorization" then auth_name = name end
+end
 local given = wrk.headers[auth_name] or ""
 local keys = read_keys(os.getenv("WRK_KEYS_FILE"))
 local rotate = false

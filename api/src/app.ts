@@ -9,7 +9,7 @@ import { inFlightGraceMs } from '../../shared/src/runtime/shutdown.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import type { AppDeps } from './app-deps.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
-import { registerOpenApi } from './openapi/openapi.ts';
+import { registerOpenApi } from './openapi/lazy-docs.ts';
 import { registerBodyReadDeadline } from './plugins/body-read-deadline.ts';
 import {
   CONNECTIONS_CHECK_MS,

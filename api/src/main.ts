@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   const logger = createLogger({ name: 'api', level: config.logLevel });
   // Before the app is built: its hooks trace only when traces are exported.
   const observability = await startProcessObservability(config, 'api', logger);
-  const connections = await openConnections(config, 'api', logger);
+  // S3 on first use: an api that serves no media never loads the SDK.
+  const connections = await openConnections(config, 'api', logger, { s3: 'on-first-use' });
   const services = await createApiServices(config, connections, logger);
   const app = await buildApp({
     config,

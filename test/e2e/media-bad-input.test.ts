@@ -70,7 +70,7 @@ async function leavesNoTrace(send: () => Promise<void>): Promise<void> {
   expect(await m.charges(user.accountId)).toEqual([]);
   // A refused upload is removed off the answer's path (transcriptions.route.ts): soon, not before.
   const uploadsLeft = async () => {
-    const listed = await m.gateway.connections.s3.send(
+    const listed = await (await m.gateway.connections.s3.use()).client.send(
       new ListObjectsV2Command({ Bucket: m.gateway.config.s3.bucket, Prefix: 'uploads/' }),
     );
     return listed.KeyCount ?? 0;

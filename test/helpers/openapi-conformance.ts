@@ -132,12 +132,13 @@ export async function buildWatched<App extends FastifyInstance>(
   const violations: string[] = [];
   let checked = 0;
   let created: FastifyInstance | undefined;
+  /** Made from the app's document once the app is built: no answer comes before. */
+  let check: ((answer: Answer) => string[]) | undefined;
   const install = (message: unknown) => {
     const { fastify } = message as { fastify: FastifyInstance };
     if (created !== undefined) return;
     created = fastify;
     const payloads = new WeakMap<FastifyRequest, string | undefined>();
-    let check: ((answer: Answer) => string[]) | undefined;
     fastify.addHook('onSend', (request, _reply, payload, done) => {
       payloads.set(request, bodyText(payload));
       done(null, payload);
@@ -145,7 +146,7 @@ export async function buildWatched<App extends FastifyInstance>(
     fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
       const route = request.routeOptions.url;
       if (route !== undefined && request.method !== 'HEAD' && payloads.has(request)) {
-        check ??= conformanceChecker(fastify.swagger());
+        if (check === undefined) throw new Error('an answer before the app was built');
         checked += 1;
         violations.push(
           ...check({
@@ -169,6 +170,7 @@ export async function buildWatched<App extends FastifyInstance>(
   }
   const app = await building;
   if (created !== app) throw new Error('the OpenAPI check was not installed on the app that was built');
+  check = conformanceChecker(await app.openApiDocument());
   return {
     app,
     watch: {

@@ -33,7 +33,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = testConfig(options.env);
   const captured = captureLogger();
   const logger = options.logger ?? captured.logger;
-  const connections = await openConnections(config, 'api-test', logger);
+  const connections = await openConnections(config, 'api-test', logger, { s3: 'on-first-use' });
   const services = await createApiServices(config, connections, logger, options.services);
   // Every answer is checked against the OpenAPI document; `close()` fails on any mismatch.
   const { app, watch } = await buildWatched(() =>

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import swagger, { type SwaggerTransform } from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import type { SwaggerTransform } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { componentSchemas, referencingComponents } from './components.ts';
 
@@ -112,25 +111,21 @@ export function documentPath(url: string): string {
   return url.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{id}');
 }
 
-/** Documented routes answer exactly what their handler gives, as a route without a schema would. */
-const serializeAsGiven = () => (data: unknown) => JSON.stringify(data);
-
 /**
- * The OpenAPI 3.1 document of the API (`@fastify/swagger`, from the routes' schemas) at
- * `/openapi.json`, and its reference page at `/docs` (`@fastify/swagger-ui`), neither needing a key.
- * Registered before the routes. The documented routes' `schema.response` only documents: they are
- * serialized as if they had none (`JSON.stringify`), so documenting an answer never changes a byte
- * of it. Shared shapes are components (components.ts); the other routes (native APIs, the
- * console's own API, health) are left out.
+ * The OpenAPI 3.1 document (`@fastify/swagger`, from the routes' schemas) at `/openapi.json` and its
+ * reference page at `/docs` (`@fastify/swagger-ui`), registered on `docs`, the app that serves
+ * them (lazy-docs.ts): before the routes it documents, so the document sees them. Shared shapes are
+ * components (components.ts); the routes other than the public and operator APIs are left out.
+ * Both packages are imported here, on the first request for the document or the page: the api
+ * loads neither until then.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  for (const schema of componentSchemas()) app.addSchema(schema);
-  app.addHook('onRoute', (route) => {
-    if (isDocumented(route.url) && route.serializerCompiler === undefined) {
-      route.serializerCompiler = serializeAsGiven;
-    }
-  });
-  await app.register(swagger, {
+export async function registerDocsPlugins(docs: FastifyInstance): Promise<void> {
+  const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([
+    import('@fastify/swagger'),
+    import('@fastify/swagger-ui'),
+  ]);
+  for (const schema of componentSchemas()) docs.addSchema(schema);
+  await docs.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: INFO,
@@ -144,7 +139,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: (built) =>
       'openapiObject' in built ? withHeaderObjects(built.openapiObject) : built.swaggerObject,
   });
-  await app.register(swaggerUi, {
+  await docs.register(swaggerUi, {
     routePrefix: DOCS_PATH,
     staticCSP: DOCS_CSP,
     theme: { title: 'Model gateway API' },
@@ -156,7 +151,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       displayRequestDuration: true,
     },
   });
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  docs.get(OPENAPI_PATH, { schema: { hide: true } }, async () => docs.swagger());
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../../shared/src/errors/app-error.ts';
+import { BulkRefusals } from './bulk-refusals.ts';
 import { FieldValidationError } from './field-validation.ts';
 import { lingerWhenClosed } from './lingering-close.ts';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './store-outage.ts';
@@ -12,9 +13,15 @@ import { describeValidationError } from './validation-message.ts';
  * large, schema validation) become 4xx; a store that cannot be reached (store-outage.ts) 503 with
  * `Retry-After`; anything else is a bug: logged with its cause, answered with a generic 500
  * carrying the request id. What never reaches Fastify (Node's parser errors) is answered in the
- * same format by client-errors.ts.
+ * same format by client-errors.ts. The service's own refusals are also summed by class, and logged
+ * at `warn` when they come in bulk (bulk-refusals.ts).
  */
 export function registerErrorHandling(app: FastifyInstance): void {
+  const refusals = new BulkRefusals(app.log);
+  app.addHook('onClose', (_instance, done) => {
+    refusals.flush();
+    done();
+  });
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof FieldValidationError) {
       request.log.info({ status: 422, errors: error.errors }, error.message);
@@ -23,6 +30,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const appError = toAppError(error, request);
     logFailure(request, error, appError);
+    refusals.note(appError);
     closeIfBodyUnread(request, reply);
     const answer = stopAware(appError, request, reply);
     return reply.code(answer.status).headers(answer.headers).send(answer.toBody());

@@ -1,5 +1,6 @@
-import { HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Redis } from 'ioredis';
+import { request } from 'undici';
+import type { S3Options } from '../storage/s3.ts';
 import type { Store } from '../store/store.ts';
 
 /** One dependency the service cannot work without, and how to see that it answers. */
@@ -33,11 +34,21 @@ export function storeCheck(store: Pick<Store, 'ping'>): ReadinessCheck {
   return { name: 'store', check: () => store.ping() };
 }
 
-export function s3Check(s3: S3Client, bucket: string): ReadinessCheck {
+/**
+ * S3 answers HTTP at the bucket's address: any status will do (unsigned, a real S3 answers 403).
+ * Without the SDK, which a process loads only once it stores or reads media (s3-connection.ts):
+ * a probe must not load it, and whether the keys and the bucket are right is found at first use.
+ */
+export function s3Check(s3: Pick<S3Options, 'endpoint' | 'region'>, bucket: string): ReadinessCheck {
+  const origin = s3.endpoint ?? `https://s3.${s3.region}.amazonaws.com`;
+  const url = new URL(`/${encodeURIComponent(bucket)}`, origin);
   return {
     name: 's3',
-    check: async (signal) =>
-      void (await s3.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: signal })),
+    async check(signal) {
+      // undici, as the api's upstream calls (Node's own fetch is a second copy, loaded apart).
+      const answer = await request(url, { method: 'HEAD', signal });
+      await answer.body.dump();
+    },
   };
 }
 

@@ -1,16 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsCommand,
-  PutObjectCommand,
-  type S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { ATTR_AWS_S3_BUCKET, ATTR_AWS_S3_KEY } from '../observability/semantic-attributes.ts';
 import { inSpan, SpanKind } from '../observability/tracing.ts';
+import type { S3Connection } from '../storage/s3-connection.ts';
 import type { MediaJobResult } from './media-job.ts';
 
 /**
@@ -75,8 +67,11 @@ export interface StoredObject {
   readonly contentType: string | undefined;
 }
 
-/** The media bucket: put, stream in, read (with ranges) and delete objects; each write a `gateway.store` span. */
-export function createMediaStorage(s3: S3Client, bucket: string) {
+/**
+ * The media bucket: put, stream in, read (with ranges) and delete objects; each write a
+ * `gateway.store` span. The SDK is the connection's, loaded by the first of these calls.
+ */
+export function createMediaStorage(s3: S3Connection, bucket: string) {
   const stored = (key: string, write: () => Promise<unknown>) =>
     inSpan(
       'gateway.store',
@@ -86,8 +81,11 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
     );
   return {
     async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+      const { client, sdk } = await s3.use();
       await stored(key, () =>
-        s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType })),
+        client.send(
+          new sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType }),
+        ),
       );
     },
 
@@ -100,15 +98,17 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
      * multipart upload would never be aborted.
      */
     async putStream(key: string, body: Readable, contentType: string): Promise<void> {
+      const [{ client }, { Upload }] = await Promise.all([s3.use(), import('@aws-sdk/lib-storage')]);
       const upload = new Upload({
-        client: s3,
+        client,
         params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
       });
       await stored(key, () => upload.done());
     },
 
     async getBytes(key: string): Promise<Uint8Array> {
-      const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      const { client, sdk } = await s3.use();
+      const answer = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
       if (answer.Body === undefined) throw new Error(`object ${key} has no body`);
       return answer.Body.transformToByteArray();
     },
@@ -118,8 +118,11 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
      * `'unsatisfiable'` when the range lies outside it.
      */
     async read(key: string, range?: string): Promise<StoredObject | null | 'unsatisfiable'> {
+      const { client, sdk } = await s3.use();
       try {
-        const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+        const answer = await client.send(
+          new sdk.GetObjectCommand({ Bucket: bucket, Key: key, Range: range }),
+        );
         const length = answer.ContentLength ?? 0;
         const total = answer.ContentRange ? Number(answer.ContentRange.split('/')[1]) : length;
         return {
@@ -130,7 +133,7 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
           contentType: answer.ContentType,
         };
       } catch (err) {
-        if (!(err instanceof S3ServiceException)) throw err;
+        if (!(err instanceof sdk.S3ServiceException)) throw err;
         if (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404) return null;
         if (err.name === 'InvalidRange' || err.$metadata.httpStatusCode === 416) return 'unsatisfiable';
         throw err;
@@ -145,10 +148,11 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
      * Node 22 and later (its continuation token needs `crypto.createCipher`, which they removed).
      */
     async *list(prefix: string, pageSize = LIST_PAGE): AsyncGenerator<ListedObject[]> {
+      const { client, sdk } = await s3.use();
       let after: string | undefined;
       for (;;) {
-        const page = await s3.send(
-          new ListObjectsCommand({ Bucket: bucket, Prefix: prefix, MaxKeys: pageSize, Marker: after }),
+        const page = await client.send(
+          new sdk.ListObjectsCommand({ Bucket: bucket, Prefix: prefix, MaxKeys: pageSize, Marker: after }),
         );
         const objects = (page.Contents ?? []).flatMap(({ Key, LastModified }) =>
           Key === undefined ? [] : [{ key: Key, lastModified: LastModified ?? new Date(0) }],
@@ -161,8 +165,9 @@ export function createMediaStorage(s3: S3Client, bucket: string) {
 
     async remove(keys: readonly string[]): Promise<void> {
       if (keys.length === 0) return;
-      await s3.send(
-        new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }),
+      const { client, sdk } = await s3.use();
+      await client.send(
+        new sdk.DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }),
       );
     },
   };

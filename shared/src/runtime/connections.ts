@@ -1,10 +1,9 @@
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import { type ReadinessCheck, redisCheck, s3Check, storeCheck } from '../health/readiness.ts';
 import type { Logger } from '../logging/logger.ts';
 import { createRedis } from '../redis/redis.ts';
-import { createS3Client, ensureBucket } from '../storage/s3.ts';
+import { connectS3, type S3Connection } from '../storage/s3-connection.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 
@@ -12,27 +11,37 @@ import type { Store } from '../store/store.ts';
 export interface Connections {
   readonly redis: Redis;
   readonly store: Store;
-  readonly s3: S3Client;
+  readonly s3: S3Connection;
   readonly readinessChecks: readonly ReadinessCheck[];
 }
 
+export interface ConnectionOptions {
+  /**
+   * `at-start`: the S3 client is made and the bucket created (when missing) before this resolves,
+   * as a worker, which stores media, needs. `on-first-use`: at the first media read or write, as
+   * the api needs (it loads the SDK only if it serves media).
+   */
+  readonly s3: 'at-start' | 'on-first-use';
+}
+
 /**
- * Connects to every store (migrating the SQLite file or creating MongoDB's indexes) and creates the
- * media bucket when missing. Fails (closing what it opened) when a store cannot be used, so a
- * process never starts half-wired. Logs which durable store it uses.
+ * Connects to every store (migrating the SQLite file or creating MongoDB's indexes) and, with
+ * `s3: 'at-start'`, creates the media bucket when missing. Fails (closing what it opened) when a
+ * store cannot be used, so a process never starts half-wired. Logs which durable store it uses.
  */
 export async function openConnections(
   config: Config,
   processName: string,
   logger: Logger,
+  options: ConnectionOptions = { s3: 'at-start' },
 ): Promise<Connections> {
   const redis = createRedis(config.redis.url, { connectionName: processName });
-  const s3 = createS3Client(config.s3);
+  const s3 = connectS3(config.s3, config.s3.bucket);
   let store: Store | undefined;
   try {
     await redis.ping();
     store = await openStore(config.store, { logger });
-    await ensureBucket(s3, config.s3.bucket);
+    if (options.s3 === 'at-start') await s3.use();
   } catch (err) {
     redis.disconnect();
     s3.destroy();
@@ -40,7 +49,7 @@ export async function openConnections(
     throw err;
   }
   logger.info({ store: store.kind, location: store.location }, `durable store: ${store.kind}`);
-  const readinessChecks = [redisCheck(redis), storeCheck(store), s3Check(s3, config.s3.bucket)];
+  const readinessChecks = [redisCheck(redis), storeCheck(store), s3Check(config.s3, config.s3.bucket)];
   return { redis, store, s3, readinessChecks };
 }
 

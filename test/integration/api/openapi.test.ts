@@ -11,7 +11,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCS_PATH, documentPath, OPENAPI_PATH, registerOpenApi } from '../../../api/src/openapi/openapi.ts';
+import { registerOpenApi } from '../../../api/src/openapi/lazy-docs.ts';
+import { DOCS_PATH, documentPath, OPENAPI_PATH } from '../../../api/src/openapi/openapi.ts';
 import {
   openApi31DialectSchema,
   openApi31DocumentSchema,
@@ -220,6 +221,80 @@ describe('the reference page', () => {
     expect(res.body).not.toMatch(/(src|href)="(https?:)?\/\//);
     const asset = await t.app.inject({ method: 'GET', url: `${DOCS_PATH}/static/swagger-ui-bundle.js` });
     expect(asset.statusCode).toBe(200);
+  });
+});
+
+describe('the document and the page, made on their first request', () => {
+  let app: FastifyInstance;
+  /** Fastify instances created since the app was ready (the docs app is one). */
+  let created = 0;
+  const count = () => {
+    created += 1;
+  };
+
+  beforeAll(async () => {
+    app = Fastify();
+    await registerOpenApi(app);
+    app.get(
+      '/v1/probe',
+      { schema: { summary: 'A probe', response: { 200: { type: 'object' } } } },
+      async () => ({}),
+    );
+    app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'the app’s own 404' }));
+    await app.ready();
+    subscribe('fastify.initialization', count);
+  });
+  afterAll(async () => {
+    unsubscribe('fastify.initialization', count);
+    await app.close();
+  });
+
+  it('cost the app nothing until then: no second app, no shared schema in its own', async () => {
+    expect((await app.inject({ method: 'GET', url: '/v1/probe' })).statusCode).toBe(200);
+    expect(created).toBe(0);
+    // The components would reach every route's compiled serializer (tens of MB in the api).
+    expect(Object.keys(app.getSchemas())).toEqual([]);
+    const res = await app.inject({ method: 'GET', url: OPENAPI_PATH });
+    expect(res.statusCode).toBe(200);
+    expect(res.json<Document>().paths['/v1/probe']?.get?.summary).toBe('A probe');
+    expect((await app.inject({ method: 'GET', url: DOCS_PATH })).statusCode).toBe(200);
+    expect(created).toBe(1);
+  });
+
+  it('are answered with their own status, headers and bytes, HEAD and conditional requests included', async () => {
+    const document = await app.inject({ method: 'GET', url: OPENAPI_PATH });
+    const head = await app.inject({ method: 'HEAD', url: OPENAPI_PATH });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['content-length']).toBe(String(document.rawPayload.length));
+    expect(head.headers['content-type']).toBe(document.headers['content-type']);
+    const asset = await app.inject({ method: 'GET', url: `${DOCS_PATH}/static/swagger-ui.css` });
+    expect(asset.headers['content-type']).toMatch(/^text\/css/);
+    const again = await app.inject({
+      method: 'GET',
+      url: `${DOCS_PATH}/static/swagger-ui.css`,
+      headers: { 'if-none-match': String(asset.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers['content-type']).toBeUndefined();
+    const part = await app.inject({
+      method: 'GET',
+      url: `${DOCS_PATH}/static/swagger-ui.css`,
+      headers: { range: 'bytes=0-9' },
+    });
+    expect(part.statusCode).toBe(206);
+    expect(part.body).toBe(asset.body.slice(0, 10));
+    const moved = await app.inject({ method: 'GET', url: `${DOCS_PATH}/static/index.html` });
+    expect(moved.statusCode).toBe(302);
+    expect(moved.headers.location).toBe(`${DOCS_PATH}/`);
+  });
+
+  it('answer a path they do not know with the app’s own 404, under the page’s CSP', async () => {
+    const res = await app.inject({ method: 'GET', url: `${DOCS_PATH}/static/nothing.js` });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'the app’s own 404' });
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
   });
 });
 

@@ -38,7 +38,7 @@ beforeAll(async () => {
   port = portOf(t.origin);
   // A rate limit above the 200 requests of the last test.
   user = await createFundedKey(t.app, { topUp: 100_000, settings: { rate_limit: 3000 } });
-  t.connections.s3.middlewareStack.add(
+  (await t.connections.s3.use()).client.middlewareStack.add(
     (next, context) => async (args) => {
       // Recorded when sent: s3rver answers AbortMultipartUpload 405 (not implemented), MinIO 204.
       if (context.commandName === 'AbortMultipartUploadCommand')
@@ -113,7 +113,7 @@ async function expectNoTrace(balanceBefore: bigint): Promise<void> {
   const holds = billingKeys(`${t.config.queues.prefix}:billing:`);
   expect(await t.connections.redis.zcard(holds.walletHolds(user.accountId).expiries)).toBe(0);
   expect(await t.connections.redis.zcard(holds.keyHolds(user.keyId).expiries)).toBe(0);
-  const listed = await t.connections.s3.send(
+  const listed = await (await t.connections.s3.use()).client.send(
     new ListObjectsV2Command({ Bucket: t.config.s3.bucket, Prefix: 'uploads/' }),
   );
   expect(listed.KeyCount ?? 0).toBe(0);
@@ -125,7 +125,7 @@ async function expectNoTrace(balanceBefore: bigint): Promise<void> {
 /** Multipart uploads open on the bucket, where the S3 server can list them (s3rver cannot). */
 async function openMultipartUploads(): Promise<number | undefined> {
   try {
-    const listed = await t.connections.s3.send(
+    const listed = await (await t.connections.s3.use()).client.send(
       new ListMultipartUploadsCommand({ Bucket: t.config.s3.bucket }),
     );
     return listed.Uploads?.length ?? 0;

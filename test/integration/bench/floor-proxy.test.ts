@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STAGE_TIMING_PRELOAD, stageTimingOf } from '../../../bench/stage-timing.ts';
+import { MEMORY_PRELOAD, memoryOf } from '../../../bench/memory.ts';
 import { freePort } from '../../../infra/local-services/free-port.ts';
 import { type LocalRedis, startRedisServer } from '../../../infra/local-services/redis-server.ts';
 import { createRedis, type Redis } from '../../../shared/src/redis/redis.ts';
@@ -104,41 +104,23 @@ describe('floor proxy', () => {
     expect(await response.json()).toMatchObject({ error: { code: 'model_not_found' } });
   });
 
-  it('has each request timed stage by stage under the stage-timing preload of the bench', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'stages-'));
-    const timed = spawnEntry(
+  it("tells its memory on SIGUSR2 under the bench's memory preload, as the api does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memory-'));
+    const recorded = spawnEntry(
       ENTRY,
-      { NODE_OPTIONS: `--import ${STAGE_TIMING_PRELOAD}`, BENCH_STAGES_DIR: dir },
+      { NODE_OPTIONS: `--import ${MEMORY_PRELOAD}`, BENCH_MEMORY_DIR: dir },
       ['--port', String(await freePort()), '--upstream', new URL(upstream.url).origin, '--redis', server.url],
     );
     try {
-      const timedUrl = (await timed.waitFor(/floor-proxy listening on/))
-        .replace(/^.*listening on /, '')
-        .trim();
-      // The upstream's delay is far above what any other stage takes, even the first request's in a
-      // fresh process on a loaded host (CI saw 43 ms there), so the split is what is tested.
-      const delayMs = 300;
-      upstream.script.next({ kind: 'slow', delayMs }, 3);
-      for (let i = 0; i < 3; i++) {
-        const response = await fetch(`${timedUrl}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'mock-delay-0', messages: [{ role: 'user', content: 'hello' }] }),
-        });
-        expect(response.status).toBe(200);
-        await response.arrayBuffer();
-      }
-      timed.child.kill('SIGTERM');
-      await timed.exited();
-      const timing = stageTimingOf(dir, 'floor', 60);
-      expect(timing?.requests).toBe(3);
-      // A millisecond of slack: timers may fire that much early against performance.now().
-      expect(timing?.upstream.p10).toBeGreaterThanOrEqual(delayMs - 1);
-      for (const stage of [timing?.pre, timing?.send, timing?.post])
-        expect(stage?.p99).toBeLessThan(delayMs - 1);
-      expect(timing?.pre.p10).toBeGreaterThan(0);
+      await recorded.waitFor(/floor-proxy listening on/);
+      const memory = await memoryOf(dir, recorded.child.pid ?? -1);
+      expect(memory?.rssMb).toBeGreaterThan(20);
+      expect(memory?.oldSpaceMb).toBeGreaterThan(1);
+      // The parts add up to the resident set.
+      const parts = (memory?.newSpaceMb ?? 0) + (memory?.oldSpaceMb ?? 0) + (memory?.otherHeapMb ?? 0);
+      expect(parts + (memory?.outsideHeapMb ?? 0)).toBeCloseTo(memory?.rssMb ?? 0, 6);
     } finally {
-      timed.child.kill('SIGKILL');
+      recorded.child.kill('SIGKILL');
     }
   });
 

@@ -1,7 +1,12 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../infra/local-services/free-port.ts';
+import { checkReadiness, s3Check } from '../../../shared/src/health/readiness.ts';
+import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import {
   type Connections,
   closeConnections,
@@ -29,7 +34,7 @@ describe('openConnections', () => {
     opened.push(connections);
     expect(await connections.redis.ping()).toBe('PONG');
     await expect(
-      connections.s3.send(new HeadBucketCommand({ Bucket: config.s3.bucket })),
+      (await connections.s3.use()).client.send(new HeadBucketCommand({ Bucket: config.s3.bucket })),
     ).resolves.toBeDefined();
     expect(connections.store.kind).toBe('sqlite');
     await expect(connections.store.ping()).resolves.toBeUndefined();
@@ -61,6 +66,29 @@ describe('openConnections', () => {
       }
     } finally {
       s3.destroy();
+    }
+  });
+
+  it('with S3 on first use, makes neither client nor bucket until media are stored, and is ready', async () => {
+    const config = testConfig();
+    const connections = await openConnections(config, 'api', captureLogger('silent').logger, {
+      s3: 'on-first-use',
+    });
+    opened.push(connections);
+    expect(connections.s3.made).toBe(false);
+    const report = await checkReadiness(connections.readinessChecks, 2_000);
+    expect(report).toMatchObject({ ready: true, checks: { s3: 'ok' } });
+    expect(connections.s3.made).toBe(false);
+    const other = createS3Client(config.s3);
+    try {
+      await expect(other.send(new HeadBucketCommand({ Bucket: config.s3.bucket }))).rejects.toThrow();
+      const storage = createMediaStorage(connections.s3, config.s3.bucket);
+      await storage.put('jobs/j1/a1/image-0.png', new Uint8Array([1, 2, 3]), 'image/png');
+      expect(connections.s3.made).toBe(true);
+      expect(await storage.getBytes('jobs/j1/a1/image-0.png')).toEqual(new Uint8Array([1, 2, 3]));
+      await expect(other.send(new HeadBucketCommand({ Bucket: config.s3.bucket }))).resolves.toBeDefined();
+    } finally {
+      other.destroy();
     }
   });
 
@@ -110,5 +138,27 @@ describe('a SQLite file that cannot be used stops the start-up, naming the file 
       other.exec('ROLLBACK');
       other.close();
     }
+  });
+});
+
+describe('the readiness check of S3', () => {
+  it("passes on any HTTP answer at the bucket's address (a real S3 answers an unsigned HEAD 403)", async () => {
+    const server = createServer((_request, response) => {
+      response.statusCode = 403;
+      response.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const check = s3Check({ endpoint, region: 'us-east-1' }, 'media');
+      await expect(check.check(AbortSignal.timeout(2_000))).resolves.toBeUndefined();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('fails when nothing answers there', async () => {
+    const check = s3Check({ endpoint: `http://127.0.0.1:${await freePort()}`, region: 'us-east-1' }, 'media');
+    await expect(check.check(AbortSignal.timeout(2_000))).rejects.toThrow(/ECONNREFUSED|connect/i);
   });
 });

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaJobResult, MediaKind } from '../../../shared/src/media-jobs/media-job.ts';
 import {
@@ -15,7 +14,7 @@ import {
   type MediaStorage,
   mediaKeys,
 } from '../../../shared/src/media-jobs/media-storage.ts';
-import { createS3Client, ensureBucket } from '../../../shared/src/storage/s3.ts';
+import { connectS3, type S3Connection } from '../../../shared/src/storage/s3-connection.ts';
 import { openSqliteStore } from '../../../shared/src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../../shared/src/store/store.ts';
 import { startPassLoop } from '../../../workers/src/reconcile/pass-loop.ts';
@@ -35,7 +34,7 @@ const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 
 let store: Store;
-let s3: S3Client;
+let s3: S3Connection;
 let storage: MediaStorage;
 let bucket: string;
 
@@ -45,9 +44,9 @@ beforeAll(async () => {
     busyTimeoutMs: 5_000,
   });
   const config = testConfig();
-  s3 = createS3Client(config.s3);
   bucket = config.s3.bucket;
-  await ensureBucket(s3, bucket);
+  s3 = connectS3(config.s3, bucket);
+  await s3.use();
   storage = createMediaStorage(s3, bucket);
 });
 

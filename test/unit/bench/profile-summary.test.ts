@@ -45,7 +45,7 @@ describe('summarizeProfile', () => {
     expect(summary.windowed).toBe(false);
     expect(summary.totalMs).toBe(9_000);
     expect(summary.busyMs).toBe(7_000);
-    expect(summary.ownSelf.map((s) => s.name)).toEqual([
+    expect(summary.ownInclusive.map((s) => s.name)).toEqual([
       'handle api/src/app.ts:20',
       'startUp api/src/app.ts:10',
     ]);
@@ -56,7 +56,7 @@ describe('summarizeProfile', () => {
     const summary = summarizeProfile(writeProfile(), ROOT, { fromUs: 4_500_000, toUs: 8_500_000 });
     expect(summary.windowed).toBe(true);
     expect(summary.busyMs).toBe(4_000);
-    expect(summary.ownSelf).toEqual([{ name: 'handle api/src/app.ts:20', ms: 4_000, pct: 100 }]);
+    expect(summary.ownInclusive).toEqual([{ name: 'handle api/src/app.ts:20', ms: 4_000, pct: 100 }]);
   });
 
   it('falls back to the whole profile, marked unwindowed, when no sample is inside the window', () => {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { workTreeLabel } from '../../../bench/work-tree.ts';
+import { workTreeLabel } from '../../../bench/run-labels.ts';
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,0 +1,94 @@
+/**
+ * The lines `npm run bench` states, each against the floor proxy of the same run (the api's own
+ * libraries, on the same machine, at the same moment), so that a line says what the gateway's own
+ * work adds and not what the machine or the libraries cost. Pure: the report (./report.ts) gives
+ * the figures, this says which lines are met.
+ */
+
+/** The run's figures the lines compare; undefined where a phase was skipped or failed. */
+export interface LineFigures {
+  /** 0 ms upstream delay: requests per second. */
+  readonly rps: { readonly gateway?: number; readonly portkey?: number; readonly floor?: number };
+  /** 0 ms upstream delay: CPU-ms per request of the api and of the floor. */
+  readonly cpuMs: Pair;
+  /** 50 ms upstream delay: p50 added to the mock called directly, ms. */
+  readonly added50: Pair;
+  /** Streams ten at a time: time to first token added to the mock's, p50, ms. */
+  readonly addedTtft: Pair;
+  /** Resident memory before 1,000 streams open (idle), and how much it grew to their peak, MB. */
+  readonly idleMb: Pair;
+  readonly growthMb: Pair;
+}
+
+interface Pair {
+  readonly gateway?: number;
+  readonly floor?: number;
+}
+
+export interface Line {
+  readonly line: string;
+  readonly gateway: string;
+  readonly floor: string;
+  /** undefined: a figure is missing. */
+  readonly met: boolean | undefined;
+  /** The section of the results whose profile explains a miss. */
+  readonly explainedBy: string;
+}
+
+const n = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2));
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${n(x)}`;
+const times = (k: number) => (x: number) => k * x;
+const plus = (d: number) => (x: number) => x + d;
+const cpuMs = (x: number) => `${x.toFixed(3)} ms`;
+const addedMs = (x: number) => `${signed(x)} ms`;
+const addedMb = (x: number) => `${signed(x)} MB`;
+const PROFILE = 'CPU profile of the api';
+const MEMORY = 'Memory with 1,000 streams open';
+
+/** A line "the gateway's figure ≤ limit(the floor's)", shown with `show`. */
+function atMost(
+  line: string,
+  explainedBy: string,
+  pair: Pair,
+  limit: (floor: number) => number,
+  show: (x: number) => string,
+): Line {
+  const { gateway, floor } = pair;
+  if (gateway === undefined || floor === undefined)
+    return { line, gateway: 'n/a', floor: 'n/a', met: undefined, explainedBy };
+  return { line, gateway: show(gateway), floor: show(floor), met: gateway <= limit(floor), explainedBy };
+}
+
+/** Every line, in the order of the results' table. */
+export function benchLines(f: LineFigures): Line[] {
+  const { gateway, portkey, floor } = f.rps;
+  const known = gateway !== undefined && portkey !== undefined;
+  return [
+    {
+      line: '0 ms upstream: gateway req/s ≥ 3 × Portkey’s',
+      gateway: known ? `${n(gateway)} req/s = ${n(gateway / portkey)} × Portkey (${n(portkey)})` : 'n/a',
+      floor: floor !== undefined && portkey !== undefined ? `${n(floor / portkey)} ×` : 'n/a',
+      met: known ? gateway >= 3 * portkey : undefined,
+      explainedBy: PROFILE,
+    },
+    atMost('0 ms upstream: api CPU per request ≤ 2 × the floor’s', PROFILE, f.cpuMs, times(2), cpuMs),
+    atMost('50 ms upstream: added p50 ≤ the floor’s + 1.5 ms', PROFILE, f.added50, plus(1.5), addedMs),
+    atMost(
+      'ten streams at a time: added TTFT p50 ≤ the floor’s + 1.5 ms',
+      PROFILE,
+      f.addedTtft,
+      plus(1.5),
+      addedMs,
+    ),
+    atMost('1,000 streams open: api RSS growth ≤ 1.3 × the floor’s', MEMORY, f.growthMb, times(1.3), addedMb),
+    atMost('idle: api RSS ≤ the floor’s + 100 MB', MEMORY, f.idleMb, plus(100), (x) => `${n(x)} MB`),
+  ];
+}
+
+/** The lines as a Markdown table, a miss naming the section whose profile explains it. */
+export function linesTable(lines: readonly Line[]): string {
+  const verdict = (l: Line) =>
+    l.met === undefined ? 'n/a' : l.met ? '**met**' : `**missed** (see "${l.explainedBy}")`;
+  const rows = lines.map((l) => `| ${l.line} | ${l.gateway} | ${l.floor} | ${verdict(l)} |`);
+  return ['| line | gateway | floor | verdict |', '|---|---|---|---|', ...rows].join('\n');
+}
