@@ -170,7 +170,7 @@ async function startRun(style: (family: Family) => string): Promise<Run> {
   const worker = captureLogger('info');
   const connections: Connections = await openConnections(config, 'worker-test', worker.logger);
   const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), worker.logger);
-  const connection = createRedis(config.redis.url, { forBullmq: true });
+  const connection = createRedis(config.redis, { forBullmq: true });
   const workers: Worker[] = runWorkers({
     connection,
     prefix: config.queues.prefix,

@@ -51,9 +51,14 @@ export function testEnvironment(
 ): Record<string, string | undefined> {
   const stack = inject('stack');
   const suffix = uniqueSuffix();
+  // A test that names its own Redis (REDIS_URL) gets that one node, even on a Cluster run.
+  const redis =
+    stack.redisClusterNodes !== undefined && !('REDIS_URL' in overrides)
+      ? { REDIS_URL: undefined, REDIS_CLUSTER_NODES: stack.redisClusterNodes }
+      : { REDIS_URL: stack.redisUrl };
   return {
     LOG_LEVEL: 'silent',
-    REDIS_URL: stack.redisUrl,
+    ...redis,
     ...testStoreEnvironment(suffix),
     S3_ENDPOINT: stack.s3.endpoint,
     S3_ACCESS_KEY_ID: stack.s3.accessKeyId,
@@ -62,6 +67,15 @@ export function testEnvironment(
     QUEUE_PREFIX: `test-${suffix}`,
     ...overrides,
   };
+}
+
+/** The variables naming the Redis of `config` (any mode), for another process that must share it. */
+export function redisEnvironmentOf(config: Config): Record<string, string | undefined> {
+  const { redis } = config;
+  const nodes = (list: readonly { host: string; port: number }[]) => list.map((n) => `${n.host}:${n.port}`).join(',');
+  if (redis.mode === 'single') return { REDIS_URL: redis.url };
+  if (redis.mode === 'cluster') return { REDIS_URL: undefined, REDIS_CLUSTER_NODES: nodes(redis.nodes) };
+  return { REDIS_URL: undefined, REDIS_SENTINELS: nodes(redis.sentinels), REDIS_SENTINEL_MASTER: redis.masterName };
 }
 
 export function testConfig(overrides: Record<string, string | undefined> = {}): Config {

@@ -18,7 +18,7 @@ export async function startTestWorker(config: Config): Promise<TestWorker> {
   const logger = captureLogger('warn').logger;
   const connections = await openConnections(config, 'worker-test', logger);
   const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), logger);
-  const connection = createRedis(config.redis.url, { forBullmq: true });
+  const connection = createRedis(config.redis, { forBullmq: true });
   const workers = runWorkers({
     connection,
     prefix: config.queues.prefix,

@@ -22,13 +22,13 @@ async function main(): Promise<void> {
   const connections = await openConnections(config, 'worker', logger);
   const media = createMediaWorkerDeps(config, connections, catalogue, logger);
   const processors = createProcessors(media.deps);
-  const bullmqConnection = createRedis(config.redis.url, {
+  const bullmqConnection = createRedis(config.redis, {
     forBullmq: true,
     connectionName: 'worker-bullmq',
   });
   const workers = runWorkers({
     connection: bullmqConnection,
-    prefix: config.queues.prefix,
+    prefix: config.queues.bullmqPrefix,
     queues: config.worker.queues,
     concurrency: config.worker.concurrency,
     lockDurationMs: config.worker.lockDurationMs,

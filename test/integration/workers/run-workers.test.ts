@@ -14,10 +14,10 @@ let queue: Queue;
 let events: QueueEvents;
 
 beforeAll(async () => {
-  connection = createRedis(config.redis.url, { forBullmq: true });
+  connection = createRedis(config.redis, { forBullmq: true });
   const defaultJobOptions = { ...QUEUE_JOB_OPTIONS.image, backoff: { type: 'fixed', delay: 10 } };
   queue = new Queue('image', { connection, prefix: config.queues.prefix, defaultJobOptions });
-  const eventsConnection = createRedis(config.redis.url, { forBullmq: true });
+  const eventsConnection = createRedis(config.redis, { forBullmq: true });
   events = new QueueEvents('image', { connection: eventsConnection, prefix: config.queues.prefix });
   await events.waitUntilReady();
 });
