@@ -51,9 +51,14 @@ export function testEnvironment(
 ): Record<string, string | undefined> {
   const stack = inject('stack');
   const suffix = uniqueSuffix();
-  // A test that names its own Redis (REDIS_URL) gets that one node, even on a Cluster run.
-  const redis =
-    stack.redisClusterNodes !== undefined && !('REDIS_URL' in overrides)
+  // A test that names its own Redis (REDIS_URL, a Cluster, sentinels) gets that one, even on a
+  // Cluster run; the others get the stack's Cluster (TEST_REDIS_MODE=cluster) or its one node.
+  const own = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'].some(
+    (name) => overrides[name] !== undefined,
+  );
+  const redis = own
+    ? { REDIS_URL: undefined }
+    : stack.redisClusterNodes !== undefined
       ? { REDIS_URL: undefined, REDIS_CLUSTER_NODES: stack.redisClusterNodes }
       : { REDIS_URL: stack.redisUrl };
   return {
@@ -72,10 +77,15 @@ export function testEnvironment(
 /** The variables naming the Redis of `config` (any mode), for another process that must share it. */
 export function redisEnvironmentOf(config: Config): Record<string, string | undefined> {
   const { redis } = config;
-  const nodes = (list: readonly { host: string; port: number }[]) => list.map((n) => `${n.host}:${n.port}`).join(',');
+  const nodes = (list: readonly { host: string; port: number }[]) =>
+    list.map((n) => `${n.host}:${n.port}`).join(',');
   if (redis.mode === 'single') return { REDIS_URL: redis.url };
   if (redis.mode === 'cluster') return { REDIS_URL: undefined, REDIS_CLUSTER_NODES: nodes(redis.nodes) };
-  return { REDIS_URL: undefined, REDIS_SENTINELS: nodes(redis.sentinels), REDIS_SENTINEL_MASTER: redis.masterName };
+  return {
+    REDIS_URL: undefined,
+    REDIS_SENTINELS: nodes(redis.sentinels),
+    REDIS_SENTINEL_MASTER: redis.masterName,
+  };
 }
 
 export function testConfig(overrides: Record<string, string | undefined> = {}): Config {

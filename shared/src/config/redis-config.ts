@@ -33,7 +33,9 @@ export function redisSettingsOf(env: RedisEnv, problems: string[]): RedisSetting
     problems.push('REDIS_SENTINEL_MASTER is set without REDIS_SENTINELS (the sentinels to ask for it)');
   }
   if (mode === undefined) {
-    problems.push('REDIS_URL is required (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS with REDIS_SENTINEL_MASTER)');
+    problems.push(
+      'REDIS_URL is required (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS with REDIS_SENTINEL_MASTER)',
+    );
     return undefined;
   }
   if (mode === 'single') return env.REDIS_URL === undefined ? undefined : { mode, url: env.REDIS_URL };

@@ -44,7 +44,8 @@ export const REDIS_MODE_SETTING = {
   sentinel: 'REDIS_SENTINELS',
 } as const satisfies Record<RedisSettings['mode'], string>;
 
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])$/;
 
 /**
  * Parses `host:port,host:port,…` (IPv6 hosts in brackets). Returns the nodes, or the problem with

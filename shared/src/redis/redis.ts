@@ -1,4 +1,4 @@
-import { Cluster, Redis, type RedisOptions as IoRedisOptions } from 'ioredis';
+import { Cluster, type RedisOptions as IoRedisOptions, Redis } from 'ioredis';
 import type { RedisSettings } from './redis-settings.ts';
 
 export type { Redis } from 'ioredis';
