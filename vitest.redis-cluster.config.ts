@@ -1,4 +1,4 @@
-import { defineConfig, mergeConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import base from './vitest.config.ts';
 
 /**
@@ -26,11 +26,5 @@ export const REDIS_CLUSTER_TESTS = [
 // Read by the global setup, in this process: it starts the Cluster.
 process.env.TEST_REDIS_MODE ??= 'cluster';
 
-export default mergeConfig(
-  base,
-  defineConfig({
-    test: {
-      include: REDIS_CLUSTER_TESTS,
-    },
-  }),
-);
+// Not mergeConfig: it would add these files to the base's `include` instead of replacing it.
+export default defineConfig({ ...base, test: { ...base.test, include: REDIS_CLUSTER_TESTS } });
