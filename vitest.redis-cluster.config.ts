@@ -17,7 +17,6 @@ export const REDIS_CLUSTER_TESTS = [
   'test/integration/api/admission.test.ts',
   'test/integration/api/replicas.test.ts',
   'test/integration/api/job-waiter.test.ts',
-  'test/integration/workers/run-workers.test.ts',
   'test/integration/api/console/sessions.test.ts',
   'test/integration/api/console/sign-in-limits.test.ts',
   'test/integration/shared/redis-topologies/cluster-keys.test.ts',

@@ -16,9 +16,9 @@ let events: QueueEvents;
 beforeAll(async () => {
   connection = createRedis(config.redis, { forBullmq: true });
   const defaultJobOptions = { ...QUEUE_JOB_OPTIONS.image, backoff: { type: 'fixed', delay: 10 } };
-  queue = new Queue('image', { connection, prefix: config.queues.prefix, defaultJobOptions });
+  queue = new Queue('image', { connection, prefix: config.queues.bullmqPrefix, defaultJobOptions });
   const eventsConnection = createRedis(config.redis, { forBullmq: true });
-  events = new QueueEvents('image', { connection: eventsConnection, prefix: config.queues.prefix });
+  events = new QueueEvents('image', { connection: eventsConnection, prefix: config.queues.bullmqPrefix });
   await events.waitUntilReady();
 });
 
@@ -33,7 +33,7 @@ afterAll(async () => {
 function start(processors: ProcessorTable) {
   return runWorkers({
     connection,
-    prefix: config.queues.prefix,
+    prefix: config.queues.bullmqPrefix,
     queues: ['image'],
     concurrency: config.worker.concurrency,
     processors,

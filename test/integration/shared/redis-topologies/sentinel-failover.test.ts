@@ -43,25 +43,30 @@ describe('a Sentinel failover under load', () => {
   it('503 with Retry-After while the primary fails over, then served again; charges and rate limits exact', async () => {
     expect(t.config.redis.mode).toBe('sentinel');
     const TOP_UP = 1_000_000;
-    const user = await createFundedKey(t.app, { topUp: TOP_UP, settings: { rate_limit: 100_000 } });
-    const chat = () =>
+    // One key per client, each paced below its rate limit (3 000 a minute at most).
+    const users = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        createFundedKey(t.app, { topUp: TOP_UP, settings: { rate_limit: 3_000 } }),
+      ),
+    );
+    const chat = (key: string) =>
       t.app.inject({
         method: 'POST',
         url: '/v1/chat/completions',
-        headers: { authorization: `Bearer ${user.key}` },
+        headers: { authorization: `Bearer ${key}` },
         payload: { model: 'demo/chat', messages: [{ role: 'user', content: 'hi' }] },
       });
 
-    const answers: { at: number; res: LightMyRequestResponse }[] = [];
+    const answers: { at: number; user: number; res: LightMyRequestResponse }[] = [];
     let killedAt = 0;
     let stop = false;
-    const loop = async () => {
+    const loop = async (user: number) => {
       while (!stop) {
-        answers.push({ at: Date.now(), res: await chat() });
-        await sleep(5);
+        answers.push({ at: Date.now(), user, res: await chat((users[user] as { key: string }).key) });
+        await sleep(30);
       }
     };
-    const clients = Array.from({ length: 6 }, loop);
+    const clients = users.map((_, user) => loop(user));
     await sleep(800);
     killedAt = Date.now();
     group.primary.process.child.kill('SIGKILL');
@@ -95,25 +100,28 @@ describe('a Sentinel failover under load', () => {
 
     // Every 200 charged once, no 503 charged: the ledger and the wallet agree.
     await t.services.billing.flush();
-    const served = answers.filter((a) => a.res.statusCode === 200);
-    const entries = await t.services.billing.listLedger(user.accountId, { limit: 10_000 });
-    const charges = entries.filter((entry) => entry.kind === 'charge');
-    expect(charges).toHaveLength(served.length);
-    expect(new Set(charges.map((c) => c.id)).size).toBe(charges.length);
+    for (const [i, user] of users.entries()) {
+      const served = answers.filter((a) => a.user === i && a.res.statusCode === 200);
+      const entries = await t.services.billing.listLedger(user.accountId, { limit: 10_000 });
+      const charges = entries.filter((entry) => entry.kind === 'charge');
+      expect(charges).toHaveLength(served.length);
+      expect(new Set(charges.map((c) => c.id)).size).toBe(charges.length);
+      const charged = charges.reduce(
+        (sum, c) => sum + (c.amountMicros < 0n ? -c.amountMicros : c.amountMicros),
+        0n,
+      );
+      expect(charged).toBeGreaterThan(0n);
+      expect(await t.services.billing.balanceOf(user.accountId)).toBe(BigInt(TOP_UP) * 1_000_000n - charged);
+    }
     expect(await t.connections.store.money.checkLedger()).toEqual([]);
-    const charged = charges.reduce(
-      (sum, c) => sum + (c.amountMicros < 0n ? -c.amountMicros : c.amountMicros),
-      0n,
-    );
-    expect(charged).toBeGreaterThan(0n);
-    expect(await t.services.billing.balanceOf(user.accountId)).toBe(BigInt(TOP_UP) * 1_000_000n - charged);
 
     // No hold outlives its lease: the holds left by the failover (a drop lost with the old primary,
     // a hold of a request refused mid-way) are gone once a lease has passed.
-    const holds = billingKeys(`${t.config.queues.prefix}:billing:`).walletHolds(user.accountId);
     await sleep(LEASE_MS + 500);
-    const live = await t.connections.redis.zrangebyscore(holds.expiries, Date.now(), '+inf');
-    expect(live).toEqual([]);
+    for (const user of users) {
+      const holds = billingKeys(`${t.config.queues.prefix}:billing:`).walletHolds(user.accountId);
+      expect(await t.connections.redis.zrangebyscore(holds.expiries, Date.now(), '+inf')).toEqual([]);
+    }
 
     // A fresh window after the failover: exactly its limit admitted.
     const fresh = await createFundedKey(t.app, { topUp: 1_000, settings: { rate_limit: 10 } });

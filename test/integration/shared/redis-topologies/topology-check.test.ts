@@ -97,7 +97,7 @@ describe('checkRedisTopology', () => {
   it('refuses seeds that do not answer', async () => {
     // A free port: nothing listens there.
     await expect(checkRedisTopology(cluster(await freePort()))).rejects.toThrow(
-      /^REDIS_CLUSTER_NODES: no node answered \(127\.0\.0\.1:\d+: .*ECONNREFUSED/,
+      /^REDIS_CLUSTER_NODES: no node answered \(127\.0\.0\.1:\d+: .+\)$/,
     );
   });
 
