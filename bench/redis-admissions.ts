@@ -61,12 +61,20 @@ async function readShard(port: number): Promise<ShardReading> {
 
 async function run(label: string, env: Record<string, string>, ports: readonly number[]) {
   const directory = await mkdtemp(join(tmpdir(), 'redis-admissions-'));
-  const config = loadConfig({ ...env, SQLITE_PATH: join(directory, 'gateway.db'), QUEUE_PREFIX: 'bench', MIN_REQUIRED_BALANCE: '0' });
+  const config = loadConfig({
+    ...env,
+    SQLITE_PATH: join(directory, 'gateway.db'),
+    QUEUE_PREFIX: 'bench',
+    MIN_REQUIRED_BALANCE: '0',
+  });
   const logger = createLogger({ name: 'redis-admissions', level: 'warn' });
   const store = await openStore(config.store, { logger });
   const redis = createRedis(config.redis, { connectionName: 'redis-admissions' });
   const billing = createBilling({ money: store.money, redis, config, logger });
-  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({ accountId: `acct_${i}`, keyId: `key_${i}` }));
+  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({
+    accountId: `acct_${i}`,
+    keyId: `key_${i}`,
+  }));
   for (const { accountId } of accounts) {
     await billing.topUp({ accountId, amountMicros: 1_000_000n * IRT, idempotencyKey: `seed-${accountId}` });
   }
@@ -138,7 +146,9 @@ try {
       cluster.masters.map((m) => m.port),
     ),
   ];
-  console.log(`redis admissions: ${SECONDS} s, ${CLIENTS} concurrent, ${ACCOUNTS} accounts; each admission followed by its release`);
+  console.log(
+    `redis admissions: ${SECONDS} s, ${CLIENTS} concurrent, ${ACCOUNTS} accounts; each admission followed by its release`,
+  );
   for (const r of results) {
     console.log(
       `${r.label}: ${r.admissionsPerSecond} admissions/s end to end (this process's bound); ` +

@@ -30,7 +30,7 @@ const reconnectOnReadonly = (error: Error): 2 | false => (error.message.startsWi
  * Opens an ioredis connection that never crashes the process on a lost server: it reconnects. One
  * node (`REDIS_URL`), a Cluster (an ioredis `Cluster`, typed as `Redis`: the commands the gateway
  * uses are the same; code that must know tests `isCluster`) or a Sentinel-managed primary (the
- * sentinels are asked for the primary at each connection, and a switch they announce is followed).
+ * sentinels are asked for the primary at each connection; a demoted primary's READONLY reconnects).
  *
  * Outside BullMQ, commands fail fast while Redis is down instead of queueing until it returns:
  * the offline queue serves only the start (commands sent before the first connection is ready
@@ -64,8 +64,11 @@ export function createRedis(target: string | RedisSettings, options: RedisOption
       password: settings.password,
       sentinelPassword: settings.sentinelPassword,
       ...(settings.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
-      // Subscribes to the sentinels' +switch-master: a new primary is used as soon as one is elected.
-      failoverDetector: true,
+      // No `failoverDetector`: in ioredis 6 its disconnect on +switch-master, landing while a
+      // reconnection is asking the sentinels, ends the client for good ("Connection is closed.",
+      // seen in the failover test). Each reconnection asks the sentinels for the primary anyway, and
+      // a connection left on a demoted primary is moved by `reconnectOnError` at its first READONLY.
+      failoverDetector: false,
       reconnectOnError: reconnectOnReadonly,
       retryStrategy,
       sentinelRetryStrategy: retryStrategy,
