@@ -6,9 +6,9 @@
  * rows shown (each page's time printed). Screenshots under test-output/screenshots/.
  */
 import { Queue, Worker } from 'bullmq';
-import { createRedis } from '../../shared/src/redis/redis.ts';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createRedis } from '../../shared/src/redis/redis.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/admin-client.ts';
 import type { ListeningApp } from '../helpers/listening-app.ts';
 import { navTo, newContext, screenshot, settled, watchPageErrors } from './support/browser.ts';

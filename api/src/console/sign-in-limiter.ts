@@ -77,7 +77,9 @@ export function createSignInLimiter(options: SignInLimiterOptions): SignInLimite
   // One transaction per counter: each counter is its own key (and Cluster slot), counted atomically.
   async function count(counters: readonly Counter[]): Promise<SignInAttempt> {
     const results = await Promise.all(
-      counters.map(({ key }) => execAll(redis.multi().incr(key).pexpire(key, limits.windowMs, 'NX').pttl(key))),
+      counters.map(({ key }) =>
+        execAll(redis.multi().incr(key).pexpire(key, limits.windowMs, 'NX').pttl(key)),
+      ),
     );
     return verdict(
       counters.map(({ limit }, i) => [Number(results[i]?.[0]) > limit, Number(results[i]?.[2])]),
@@ -106,7 +108,8 @@ export function createSignInLimiter(options: SignInLimiterOptions): SignInLimite
 
     async succeeded(identity, ip) {
       const done: Promise<unknown>[] = [redis.eval(TAKE_BACK, 1, ipCounter(ip).key)];
-      if (identity !== null) done.push(redis.del(pairKey(identity, ip)), redis.eval(TAKE_BACK, 1, accountKey(identity)));
+      if (identity !== null)
+        done.push(redis.del(pairKey(identity, ip)), redis.eval(TAKE_BACK, 1, accountKey(identity)));
       await Promise.all(done);
     },
 

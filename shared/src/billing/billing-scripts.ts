@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import { groupBySlot } from '../redis/hash-tags.ts';
+import { isCluster } from '../redis/redis.ts';
 import {
   ADMIT_KEYS_PER_CALL,
   ADMIT_LUA,
@@ -8,8 +10,6 @@ import {
   RESTORE_HOLD_LUA,
   SETTLE_LUA,
 } from './admission-scripts.ts';
-import { groupBySlot } from '../redis/hash-tags.ts';
-import { isCluster } from '../redis/redis.ts';
 import { createAdmitBatcher, MAX_ADMIT_BATCH } from './admit-batcher.ts';
 import { type HoldKeys, type HoldSet, holdSetsOf } from './redis-keys.ts';
 

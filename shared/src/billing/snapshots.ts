@@ -23,7 +23,11 @@ export async function loadSpendSnapshot(
   month: string,
 ): Promise<void> {
   const state = await deps.store.keySpendState(accountId, keyId, month);
-  const write = { key: deps.keys.spendSnapshot(accountId, keyId, month), value: state.spent, version: state.version };
+  const write = {
+    key: deps.keys.spendSnapshot(accountId, keyId, month),
+    value: state.spent,
+    version: state.version,
+  };
   await deps.scripts.putSnapshot('spent', write, deps.settings.snapshotTtlMs);
 }
 

@@ -510,7 +510,9 @@ export function loadConfig(env: Env): Config {
     ? compatibleUpstreams(parsed.data.OPENAI_COMPATIBLE_UPSTREAMS, present, problems)
     : {};
   // REDIS_URL's own form is the schema's to check; which mode is set, and the lists, are checked here.
-  const redisUrlBad = parsed.success ? false : parsed.error.issues.some((issue) => issue.path[0] === 'REDIS_URL');
+  const redisUrlBad = parsed.success
+    ? false
+    : parsed.error.issues.some((issue) => issue.path[0] === 'REDIS_URL');
   const redis = redisSettingsOf(redisUrlBad ? { ...present, REDIS_URL: 'redis://bad' } : present, problems);
   if (!parsed.success || problems.length > 0 || redis === undefined) throw new ConfigError(problems);
   const e = parsed.data;

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { RedisSettings } from '../redis/redis-settings.ts';
 import { request } from 'undici';
+import type { RedisSettings } from '../redis/redis-settings.ts';
 import type { S3Options } from '../storage/s3.ts';
 import type { Store } from '../store/store.ts';
 

@@ -85,7 +85,9 @@ export class WaiterLeases implements WaiterCheck {
     // A failed renewal is tried again at the next interval; a lease missed longer lapses.
     if (isCluster(this.#redis)) {
       // A pipeline on a Cluster must stay on one node; the jobs' leases are spread over the slots.
-      const renewals = [...this.#waiting].map((jobId) => this.#redis.set(this.#key(jobId), '1', 'PX', this.#leaseMs));
+      const renewals = [...this.#waiting].map((jobId) =>
+        this.#redis.set(this.#key(jobId), '1', 'PX', this.#leaseMs),
+      );
       await Promise.allSettled(renewals);
       return;
     }

@@ -54,7 +54,11 @@ export async function openConnections(
   }
   logger.info({ store: store.kind, location: store.location }, `durable store: ${store.kind}`);
   logger.info({ redis: config.redis.mode }, `redis: ${describeRedis(config.redis)}`);
-  const readinessChecks = [redisCheck(redis, config.redis.mode), storeCheck(store), s3Check(config.s3, config.s3.bucket)];
+  const readinessChecks = [
+    redisCheck(redis, config.redis.mode),
+    storeCheck(store),
+    s3Check(config.s3, config.s3.bucket),
+  ];
   return { redis, store, s3, readinessChecks };
 }
 

@@ -122,7 +122,8 @@ export function configuredSecrets(config: SecretSources): NamedSecret[] {
   add('adminToken', config.adminToken);
   add('s3.secretAccessKey', config.s3.secretAccessKey);
   if (config.redis?.mode === 'single') add('redis.url password', urlPassword(config.redis.url));
-  if (config.redis !== undefined && config.redis.mode !== 'single') add('redis.password', config.redis.password);
+  if (config.redis !== undefined && config.redis.mode !== 'single')
+    add('redis.password', config.redis.password);
   if (config.redis?.mode === 'sentinel') add('redis.sentinelPassword', config.redis.sentinelPassword);
   if (config.store?.kind === 'mongodb') add('store.url password', urlPassword(config.store.url));
   return found;

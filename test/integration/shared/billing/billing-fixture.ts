@@ -15,7 +15,12 @@ import { openStore } from '../../../../shared/src/store/open-store.ts';
 import type { Store } from '../../../../shared/src/store/store.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
 import { lateBound, made } from '../../../helpers/late-bound.ts';
-import { redisEnvironmentOf, testConfig, testEnvironment, uniqueSuffix } from '../../../helpers/test-config.ts';
+import {
+  redisEnvironmentOf,
+  testConfig,
+  testEnvironment,
+  uniqueSuffix,
+} from '../../../helpers/test-config.ts';
 
 /** A settable clock for tests that move time (leases, billing days). */
 export interface TestClock {

@@ -60,7 +60,9 @@ async function held(
   keyId?: string,
 ): Promise<{ count: number; total: string }> {
   const keys =
-    scope === 'wallet' ? fx.deps.keys.walletHolds(accountId) : fx.deps.keys.keyHolds(accountId, keyId as string);
+    scope === 'wallet'
+      ? fx.deps.keys.walletHolds(accountId)
+      : fx.deps.keys.keyHolds(accountId, keyId as string);
   const count = await fx.redis.zcard(keys.expiries);
   return { count, total: (await fx.redis.hget(keys.amounts, 'total')) ?? '0' };
 }

@@ -62,7 +62,11 @@ describe('Redis connection modes', () => {
       'REDIS_URL and REDIS_CLUSTER_NODES are both set: set exactly one of REDIS_URL (one node), REDIS_CLUSTER_NODES (a Cluster) or REDIS_SENTINELS (a Sentinel-managed primary)',
     ]);
     expect(
-      problemsOf({ REDIS_CLUSTER_NODES: 'a:7000', REDIS_SENTINELS: 'a:26379', REDIS_SENTINEL_MASTER: 'm' })[0],
+      problemsOf({
+        REDIS_CLUSTER_NODES: 'a:7000',
+        REDIS_SENTINELS: 'a:26379',
+        REDIS_SENTINEL_MASTER: 'm',
+      })[0],
     ).toMatch(/^REDIS_CLUSTER_NODES and REDIS_SENTINELS are both set/);
   });
 
@@ -77,7 +81,9 @@ describe('Redis connection modes', () => {
     ['a b:7000', '"a b:7000" is not one'],
   ])('refuses the malformed node list %j', (list, problem) => {
     expect(problemsOf({ REDIS_CLUSTER_NODES: list })).toEqual([
-      expect.stringMatching(new RegExp(`^REDIS_CLUSTER_NODES .*${problem.replace(/[.*+?^${}()|[\]\\"]/g, '\\$&')}`)),
+      expect.stringMatching(
+        new RegExp(`^REDIS_CLUSTER_NODES .*${problem.replace(/[.*+?^${}()|[\]\\"]/g, '\\$&')}`),
+      ),
     ]);
     expect(problemsOf({ REDIS_SENTINELS: list, REDIS_SENTINEL_MASTER: 'm' })[0]).toMatch(/^REDIS_SENTINELS /);
   });
