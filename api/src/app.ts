@@ -117,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(modelsRoutes, deps);
   await app.register(adminRoutes, { prefix: '/admin/v1', ...deps });
   await app.register(authenticatedRoutes, deps);
-  registerNativeFallbacks(app, deps);
+  registerNativeFallbacks(app, { config: deps.config, channels: deps.services.channels.routing });
   // --- web console API: sessions and JSON endpoints under /console/api (routes/console/) ---
   await app.register(consoleApiRoutes, { prefix: CONSOLE_API_PREFIX, ...deps });
   // --- web console SPA: /console/* pages and assets, GET / → /console/ (plugins/console-static.ts) ---
@@ -160,13 +160,15 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
   });
   await app.register(balanceRoutes, { billing });
   await app.register(usageRoutes, { billing });
-  const chat = { config: deps.config, client: deps.services.upstream, billing, now: accounts.clock };
+  const channels = deps.services.channels.routing;
+  const chat = { config: deps.config, channels, client: deps.services.upstream, billing, now: accounts.clock };
   await app.register(chatCompletionsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(embeddingsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(mediaRoutes, deps);
   // --- provider-native APIs under /anthropic, … (native/native-apis.ts, docs/native.md) ---
   await app.register(nativeApiRoutes, {
     config: deps.config,
+    channels,
     catalogue: deps.catalogue,
     client: deps.services.upstream,
     billing,

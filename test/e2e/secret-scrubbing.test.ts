@@ -169,7 +169,12 @@ async function startRun(style: (family: Family) => string): Promise<Run> {
   const { config } = gateway;
   const worker = captureLogger('info');
   const connections: Connections = await openConnections(config, 'worker-test', worker.logger);
-  const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), worker.logger);
+  const media = await createMediaWorkerDeps(
+    config,
+    connections,
+    (channels) => loadConfiguredCatalogue(config, channels),
+    worker.logger,
+  );
   const connection = createRedis(config.redis.url, { forBullmq: true });
   const workers: Worker[] = runWorkers({
     connection,

@@ -40,7 +40,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     buildApp({
       config,
       logger,
-      catalogue: loadConfiguredCatalogue(config),
+      catalogue: loadConfiguredCatalogue(config, services.channels.routing),
       readinessChecks: options.readinessChecks?.(connections.readinessChecks) ?? connections.readinessChecks,
       services,
     }),

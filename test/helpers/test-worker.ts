@@ -17,7 +17,12 @@ export interface TestWorker {
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   const logger = captureLogger('warn').logger;
   const connections = await openConnections(config, 'worker-test', logger);
-  const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), logger);
+  const media = await createMediaWorkerDeps(
+    config,
+    connections,
+    (channels) => loadConfiguredCatalogue(config, channels),
+    logger,
+  );
   const connection = createRedis(config.redis.url, { forBullmq: true });
   const workers = runWorkers({
     connection,

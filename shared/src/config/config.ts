@@ -55,6 +55,8 @@ export interface Config {
     readonly mediaSweepIntervalMs: number;
   };
   readonly catalogue: { readonly path: string | undefined };
+  /** The channels' breakers (docs/channels.md): failures that open one, and its first cooldown. */
+  readonly channelBreaker: { readonly failureThreshold: number; readonly cooldownMs: number };
   readonly readinessTimeoutMs: number;
   /** Bearer token of the operator API; without one `/admin/v1` answers 404. */
   readonly adminToken: string | undefined;
@@ -257,6 +259,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   STREAM_DRAIN_MS: int(0, 120_000).default(5_000),
+  CHANNEL_FAILURE_THRESHOLD: int(1, 1_000).default(3),
+  CHANNEL_COOLDOWN_MS: int(1_000, 600_000).default(30_000),
   MAX_BODY_BYTES: int(1_024, 100 * 1024 * 1024).default(8 * 1024 * 1024),
   BODY_READ_TIMEOUT_MS: int(100, 600_000).default(30_000),
   HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
@@ -499,6 +503,7 @@ export function loadConfig(env: Env): Config {
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     streamDrainMs: e.STREAM_DRAIN_MS,
+    channelBreaker: { failureThreshold: e.CHANNEL_FAILURE_THRESHOLD, cooldownMs: e.CHANNEL_COOLDOWN_MS },
     maxBodyBytes: e.MAX_BODY_BYTES,
     bodyReadTimeoutMs: e.BODY_READ_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

@@ -310,6 +310,16 @@ export function installSecretScrubber(
   return current;
 }
 
+/**
+ * Adds secrets learnt at run time (the channels' credentials, before their first use) to the
+ * process's scrubber; values it already holds change nothing.
+ */
+export function registerSecrets(values: Iterable<string>): void {
+  const known = installedSecrets.size;
+  for (const value of values) if (value !== '') installedSecrets.add(value);
+  if (installedSecrets.size !== known) current = createSecretScrubber(installedSecrets);
+}
+
 /** The process's scrubber (shapes only until `installSecretScrubber` ran). */
 export function secretScrubber(): SecretScrubber {
   return current;

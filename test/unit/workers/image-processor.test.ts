@@ -8,6 +8,7 @@ import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../../shared/src/catalogue/load-catalogue.ts';
 import { loadConfig } from '../../../shared/src/config/config.ts';
+import { staticChannelRouting } from '../../helpers/static-channels.ts';
 import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
 import type { MediaJobStatus } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
@@ -89,6 +90,7 @@ function run(script: Script) {
     client: {} as never,
     catalogue: loadCatalogue(),
     config: loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', MONGO_URL: 'mongodb://127.0.0.1:1' }),
+    channels: staticChannelRouting([]),
     now: () => now,
     logger: captureLogger().logger,
   };
