@@ -12,7 +12,8 @@ import type { Redis } from 'ioredis';
  *   cooldown so a probe that never reports frees the next one);
  * - `env-disabled` (hash): environment channel id → reason, for environment channels the provider
  *   refused (API channels keep theirs in the store).
- * Every change is published on `events` as `open|scope|untilMs|cooldownMs|reason` or `close|scope`.
+ * Every change is published on `events` as `open|untilMs|cooldownMs|reason|scope` or `close|scope`
+ * (the scope last: a per-model scope is `channel|model`; a reason never holds `|`).
  */
 export interface BreakerKeys {
   readonly failures: string;
@@ -57,7 +58,7 @@ redis.call('HDEL', KEYS[1], ARGV[1])
 local cooldown = tonumber(ARGV[5])
 local untilMs = now + cooldown
 redis.call('HSET', KEYS[2], ARGV[1], untilMs .. ':' .. cooldown .. ':' .. ARGV[6])
-redis.call('PUBLISH', KEYS[3], 'open|' .. ARGV[1] .. '|' .. untilMs .. '|' .. cooldown .. '|' .. ARGV[6])
+redis.call('PUBLISH', KEYS[3], 'open|' .. untilMs .. '|' .. cooldown .. '|' .. ARGV[6] .. '|' .. ARGV[1])
 return cooldown
 `;
 
@@ -87,7 +88,7 @@ cooldown = math.min(math.max(cooldown * 2, 1000), tonumber(ARGV[3]))
 local untilMs = tonumber(ARGV[2]) + cooldown
 redis.call('HSET', KEYS[1], ARGV[1], untilMs .. ':' .. cooldown .. ':' .. ARGV[4])
 redis.call('DEL', KEYS[3])
-redis.call('PUBLISH', KEYS[2], 'open|' .. ARGV[1] .. '|' .. untilMs .. '|' .. cooldown .. '|' .. ARGV[4])
+redis.call('PUBLISH', KEYS[2], 'open|' .. untilMs .. '|' .. cooldown .. '|' .. ARGV[4] .. '|' .. ARGV[1])
 return cooldown
 `;
 

@@ -214,15 +214,17 @@ export class ChannelBreaker {
   }
 
   private apply(message: string): void {
-    const [kind, scope, until, cooldown, ...reason] = message.split('|');
-    if (scope === undefined) return;
-    if (kind === 'close') {
+    const parts = message.split('|');
+    if (parts[0] === 'close') {
+      const scope = parts.slice(1).join('|');
       this.localFailures.delete(scope);
       if (this.opened.delete(scope)) this.emit(scope, null);
       return;
     }
-    const state = parseOpen(`${until}:${cooldown}:${reason.join('|')}`);
-    if (kind === 'open' && state !== null) {
+    const [kind, until, cooldown, reason] = parts;
+    const scope = parts.slice(4).join('|');
+    const state = parseOpen(`${until}:${cooldown}:${reason ?? ''}`);
+    if (kind === 'open' && scope !== '' && state !== null) {
       this.localFailures.delete(scope);
       this.opened.set(scope, state);
       this.emit(scope, state);
