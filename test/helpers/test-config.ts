@@ -60,6 +60,9 @@ export function testEnvironment(
     S3_SECRET_ACCESS_KEY: stack.s3.secretAccessKey,
     S3_BUCKET: `test-${suffix}`,
     QUEUE_PREFIX: `test-${suffix}`,
+    // Tests script upstream failures on one environment channel per provider: its breaker opens only
+    // where a test asks for it (docs/channels.md, Breaker).
+    CHANNEL_FAILURE_THRESHOLD: '100',
     ...overrides,
   };
 }
