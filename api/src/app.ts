@@ -161,7 +161,13 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
   await app.register(balanceRoutes, { billing });
   await app.register(usageRoutes, { billing });
   const channels = deps.services.channels.routing;
-  const chat = { config: deps.config, channels, client: deps.services.upstream, billing, now: accounts.clock };
+  const chat = {
+    config: deps.config,
+    channels,
+    client: deps.services.upstream,
+    billing,
+    now: accounts.clock,
+  };
   await app.register(chatCompletionsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(embeddingsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(mediaRoutes, deps);

@@ -1,6 +1,6 @@
 // First: V8 settings that must hold before the rest of the process is loaded.
 import './gc-settings.ts';
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { loadConfiguredCatalogue, servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   // S3 on first use: an api that serves no media never loads the SDK.
   const connections = await openConnections(config, 'api', logger, { s3: 'on-first-use' });
   const services = await createApiServices(config, connections, logger);
-  const catalogue = loadConfiguredCatalogue(config, services.channels.routing);
+  const catalogue = servedCatalogue(config, services.channels.providers);
   const app = await buildApp({
     config,
     logger,

@@ -1,6 +1,8 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
+import { channelSecretOpener } from '../../shared/src/channels/channel-secrets.ts';
+import { type ProcessChannels, startProcessChannels } from '../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
@@ -13,8 +15,6 @@ import type { Connections } from '../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
 import { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';
-import { channelSecretOpener } from '../../shared/src/channels/channel-secrets.ts';
-import { type ProcessChannels, startProcessChannels } from '../../shared/src/channels/process-channels.ts';
 import { type ConsoleServices, createConsoleServices } from './console/console-services.ts';
 import type { PasswordHasher } from './console/password-hasher.ts';
 import { JobWaiter } from './media/job-waiter.ts';

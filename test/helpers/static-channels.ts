@@ -24,5 +24,10 @@ export function staticChannelRouting(
 ): ChannelRouter {
   const list = Array.isArray(channels) ? channels : environmentChannels(channels as Config);
   const snapshot = snapshotOf(list as LiveChannel[]);
-  return new ChannelRouter(() => snapshot, CLOSED, { record: () => undefined }, { autoDisable: async () => undefined });
+  return new ChannelRouter(
+    () => snapshot,
+    CLOSED,
+    { record: () => undefined },
+    { autoDisable: async () => undefined },
+  );
 }

@@ -1,4 +1,4 @@
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { loadConfiguredCatalogue, servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const media = await createMediaWorkerDeps(
     config,
     connections,
-    (channels) => loadConfiguredCatalogue(config, channels),
+    (channels) => servedCatalogue(config, channels.providers),
     logger,
   );
   const processors = createProcessors(media.deps);

@@ -116,7 +116,10 @@ export async function forwardNative(
       continue;
     }
     const rejection = await rejectionOf(response);
-    if (isCredentialRefusal(rejection.status) || call.isCredentialRejection(rejection.status, rejection.body)) {
+    if (
+      isCredentialRefusal(rejection.status) ||
+      call.isCredentialRejection(rejection.status, rejection.body)
+    ) {
       // The gateway's credential refused: the provider's failure (counted as 5xx), not the client's.
       endUpstreamAttempt(span, provider, '5xx', more);
       channel?.failed(

@@ -61,7 +61,8 @@ export async function nativeApiRoutes(app: FastifyInstance, deps: NativeDeps): P
     // or removing its channels changes it without a restart.
     await app.register(async (scope) => {
       scope.addHook('onRequest', async () => {
-        if (!isProviderEnabled(deps.config, deps.channels, api.provider)) throw errors.providerNotFound(api.prefix);
+        if (!isProviderEnabled(deps.config, deps.channels, api.provider))
+          throw errors.providerNotFound(api.prefix);
       });
       answerFieldErrors(scope, api.fieldError);
       await api.routes(scope, deps);

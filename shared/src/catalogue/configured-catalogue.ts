@@ -6,7 +6,9 @@ import { isRouteConfigured } from '../providers/provider-registry.ts';
 export type ConfiguredProviders = Pick<ChannelRouting, 'isConfigured'>;
 
 /** The providers of the `<PROVIDER>_API_KEY` variables alone (tools and tests that route nothing). */
-export function environmentProviders(config: Pick<Config, 'providers' | 'compatibleUpstreams'>): ConfiguredProviders {
+export function environmentProviders(
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+): ConfiguredProviders {
   const configured = new Set(
     [...Object.entries(config.providers), ...Object.entries(config.compatibleUpstreams)]
       .filter(([, upstream]) => upstream.apiKey !== undefined)
@@ -14,6 +16,7 @@ export function environmentProviders(config: Pick<Config, 'providers' | 'compati
   );
   return { isConfigured: (provider) => configured.has(provider) };
 }
+
 import { type Catalogue, type CatalogueModel, createCatalogue } from './catalogue.ts';
 import { CatalogueError, loadCatalogue } from './load-catalogue.ts';
 
@@ -71,7 +74,10 @@ export function withConfiguredProviders(
 }
 
 /** Whether at least one of the model's routes names a provider the gateway may call. */
-export function hasConfiguredRoute(model: Pick<CatalogueModel, 'routes'>, providers: ConfiguredProviders): boolean {
+export function hasConfiguredRoute(
+  model: Pick<CatalogueModel, 'routes'>,
+  providers: ConfiguredProviders,
+): boolean {
   return model.routes.some((route) => isRouteConfigured(route, providers));
 }
 
@@ -86,4 +92,59 @@ function simulated(model: CatalogueModel): CatalogueModel {
     ...model,
     routes: Object.freeze([Object.freeze({ provider: 'demo', native_id: nativeId })]),
   });
+}
+
+/**
+ * A catalogue whose snapshot can be swapped: every holder of this object reads the current one.
+ * Each snapshot is frozen; `replace` installs a new one whole.
+ */
+export class SwappableCatalogue implements Catalogue {
+  #current: Catalogue;
+
+  constructor(initial: Catalogue) {
+    this.#current = initial;
+  }
+
+  get current(): Catalogue {
+    return this.#current;
+  }
+
+  get exchangeRate(): Catalogue['exchangeRate'] {
+    return this.#current.exchangeRate;
+  }
+
+  list(): readonly CatalogueModel[] {
+    return this.#current.list();
+  }
+
+  get(id: string): CatalogueModel | undefined {
+    return this.#current.get(id);
+  }
+
+  resolve(name: string): CatalogueModel | undefined {
+    return this.#current.resolve(name);
+  }
+
+  replace(next: Catalogue): void {
+    this.#current = next;
+  }
+}
+
+/** What serving the catalogue by the channels needs: which providers are configured, and when that changes. */
+export interface ChannelProviders extends ConfiguredProviders {
+  onChange(listener: () => void): void;
+}
+
+/**
+ * The catalogue as a process serves it while its channels change: the file checked once, each
+ * model served, simulated or unavailable by whether its providers have an enabled channel now,
+ * rebuilt whenever the channels change (within 2 s on every process).
+ */
+export function servedCatalogue(
+  config: Pick<Config, 'catalogue' | 'compatibleUpstreams' | 'media' | 'providers' | 'simulateProviders'>,
+  providers: ChannelProviders,
+): SwappableCatalogue {
+  const served = new SwappableCatalogue(loadConfiguredCatalogue(config, providers));
+  providers.onChange(() => served.replace(loadConfiguredCatalogue(config, providers)));
+  return served;
 }

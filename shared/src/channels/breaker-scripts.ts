@@ -125,7 +125,13 @@ export interface BreakerRedis extends Redis {
     cooldownMs: number,
     reason: string,
   ): Promise<number>;
-  channelSuccess(failures: string, open: string, events: string, probe: string, scope: string): Promise<number>;
+  channelSuccess(
+    failures: string,
+    open: string,
+    events: string,
+    probe: string,
+    scope: string,
+  ): Promise<number>;
   channelProbeFailed(
     open: string,
     events: string,
@@ -135,7 +141,13 @@ export interface BreakerRedis extends Redis {
     maxCooldownMs: number,
     reason: string,
   ): Promise<number>;
-  channelReset(failures: string, open: string, events: string, probePrefix: string, channelId: string): Promise<number>;
+  channelReset(
+    failures: string,
+    open: string,
+    events: string,
+    probePrefix: string,
+    channelId: string,
+  ): Promise<number>;
 }
 
 /** The breaker's scripts on a connection (defined once per connection; ioredis caches them by SHA). */

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logging/logger.ts';
-import { type BreakerKeys, breakerKeys, type BreakerRedis, withBreakerScripts } from './breaker-scripts.ts';
+import { type BreakerKeys, type BreakerRedis, breakerKeys, withBreakerScripts } from './breaker-scripts.ts';
 
 /** The breaker's settings (`CHANNEL_FAILURE_THRESHOLD`, `CHANNEL_COOLDOWN_MS`). */
 export interface BreakerSettings {
@@ -231,7 +231,13 @@ export class ChannelBreaker {
     }
   }
 
-  private openLocally(scope: string, count: number, failure: ReportedFailure, reason: string, probe: boolean) {
+  private openLocally(
+    scope: string,
+    count: number,
+    failure: ReportedFailure,
+    reason: string,
+    probe: boolean,
+  ) {
     const known = this.opened.get(scope);
     if (!probe && count < this.settings.failureThreshold) return;
     const cooldownMs = probe

@@ -110,7 +110,8 @@ export class ChannelFigures {
       const read = new Map<string, Figures>();
       ids.forEach((channelId, index) => {
         const [err, fields] = reads[index] ?? [null, {}];
-        if (err === null) read.set(channelId, this.summarise(channelId, fields as Record<string, string>, fromMinute));
+        if (err === null)
+          read.set(channelId, this.summarise(channelId, fields as Record<string, string>, fromMinute));
       });
       this.read = read;
     } catch (err) {

@@ -93,7 +93,10 @@ export class ChannelRegistry {
   async announce(): Promise<void> {
     await this.reload();
     await this.options.redis.publish(this.changedChannel, '1').catch((err: unknown) => {
-      this.options.logger.warn({ err }, 'channel change not announced (Redis); others see it by the store counter');
+      this.options.logger.warn(
+        { err },
+        'channel change not announced (Redis); others see it by the store counter',
+      );
     });
   }
 

@@ -129,16 +129,14 @@ export class ChannelRouter implements ChannelRouting {
       picked.push({ attempt: new ChannelAttempt(this, channel, modelId, probeScope), order });
     }
     if (picked.length > 1) {
-      picked.sort(
-        (a, b) => a.attempt.channel.priority - b.attempt.channel.priority || b.order - a.order,
-      );
+      picked.sort((a, b) => a.attempt.channel.priority - b.attempt.channel.priority || b.order - a.order);
     }
     return picked.map((p) => p.attempt);
   }
 
   isConfigured(provider: string): boolean {
     const all = this.channels().byProvider.get(provider);
-    return all !== undefined && all.some((channel) => channel.enabled);
+    return all?.some((channel) => channel.enabled) === true;
   }
 
   attemptOn(channelId: string, modelId: string): ChannelAttempt | undefined {

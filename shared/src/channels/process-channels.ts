@@ -5,14 +5,10 @@ import { createRedis } from '../redis/redis.ts';
 import type { LiveChannel, SealedSecret } from './channel.ts';
 import { ChannelBreaker } from './channel-breaker.ts';
 import { ChannelFigures } from './channel-figures.ts';
-import {
-  forgetChannelSeries,
-  observeChannelState,
-  observeCooldownOpened,
-} from './channel-metrics.ts';
+import { forgetChannelSeries, observeChannelState, observeCooldownOpened } from './channel-metrics.ts';
 import { ChannelRegistry } from './channel-registry.ts';
 import { ChannelRouter, type ChannelRouting } from './channel-router.ts';
-import type { ChannelControl, ChannelFigures as Figures, ChannelState } from './channel-state.ts';
+import type { ChannelControl, ChannelState, ChannelFigures as Figures } from './channel-state.ts';
 import type { ChannelsRepository } from './channels.repository.ts';
 import { environmentChannels, providerBaseUrl } from './environment-channels.ts';
 
@@ -29,6 +25,8 @@ export interface ProcessChannelsOptions {
 /** A process's channels: what routing reads, what the operator side controls, and their upkeep. */
 export interface ProcessChannels extends ChannelControl {
   readonly routing: ChannelRouting;
+  /** Which providers have an enabled channel now, and a call on each change of the channels. */
+  readonly providers: { isConfigured(provider: string): boolean; onChange(listener: () => void): void };
   readonly registry: ChannelRegistry;
   readonly breaker: ChannelBreaker;
   readonly figuresOf: ChannelFigures;
@@ -64,7 +62,8 @@ export async function startProcessChannels(options: ProcessChannelsOptions): Pro
     readonly autoDisabledReason: string | null;
   }): ChannelState => {
     if (!channel.enabled) return { status: 'disabled', statusReason: null, cooldownUntil: null };
-    const refused = channel.autoDisabledReason ?? registry.snapshot.byId.get(channel.id)?.autoDisabledReason ?? null;
+    const refused =
+      channel.autoDisabledReason ?? registry.snapshot.byId.get(channel.id)?.autoDisabledReason ?? null;
     if (refused !== null) return { status: 'auto_disabled', statusReason: refused, cooldownUntil: null };
     const open = breaker.openState(channel.id);
     if (open !== undefined)
@@ -88,7 +87,13 @@ export async function startProcessChannels(options: ProcessChannelsOptions): Pro
     if (state !== null) {
       observeCooldownOpened(channel);
       logger.warn(
-        { channel: channel.id, provider: channel.provider, scope, cooldownMs: state.cooldownMs, reason: state.reason },
+        {
+          channel: channel.id,
+          provider: channel.provider,
+          scope,
+          cooldownMs: state.cooldownMs,
+          reason: state.reason,
+        },
         'channel cooling down',
       );
     } else {
@@ -107,6 +112,10 @@ export async function startProcessChannels(options: ProcessChannelsOptions): Pro
 
   return {
     routing: router,
+    providers: {
+      isConfigured: (provider) => router.isConfigured(provider),
+      onChange: (listener) => registry.onChange(() => listener()),
+    },
     registry,
     breaker,
     figuresOf: figures,

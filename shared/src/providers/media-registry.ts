@@ -11,8 +11,8 @@ import type { ProviderId } from './provider-ids.ts';
 import {
   adapterOf,
   channelTarget,
-  type RoutedModel,
   type RouteDeps,
+  type RoutedModel,
   type RouteFamily,
   resolveRoutes,
 } from './provider-registry.ts';

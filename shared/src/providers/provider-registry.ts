@@ -87,7 +87,10 @@ export function isRouteConfigured(
 }
 
 /** The adapter of a family for a provider: a built-in one, or the compatible one. */
-export function adapterOf<A>(family: Pick<RouteFamily<A, unknown, RouteDeps>, 'adapters' | 'compatibleAdapter'>, provider: string): A | undefined {
+export function adapterOf<A>(
+  family: Pick<RouteFamily<A, unknown, RouteDeps>, 'adapters' | 'compatibleAdapter'>,
+  provider: string,
+): A | undefined {
   return isProviderId(provider) ? family.adapters[provider as ProviderId] : family.compatibleAdapter;
 }
 
@@ -112,9 +115,18 @@ export function resolveRoutes<A, R, D extends RouteDeps>(
     const adapter = adapterOf(family, route.provider);
     if (adapter === undefined) continue;
     for (const channel of deps.channels.candidates(route.provider, model.id)) {
-      if (used?.has(channel.id) === true) continue;
-      (used ??= new Set()).add(channel.id);
-      usable.push(family.http(deps, route.provider, adapter, channelTarget(channel, route.native_id, maxOutputTokens), channel));
+      if (used === undefined) used = new Set();
+      else if (used.has(channel.id)) continue;
+      used.add(channel.id);
+      usable.push(
+        family.http(
+          deps,
+          route.provider,
+          adapter,
+          channelTarget(channel, route.native_id, maxOutputTokens),
+          channel,
+        ),
+      );
     }
   }
   return usable;

@@ -8,7 +8,6 @@ import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../../shared/src/catalogue/load-catalogue.ts';
 import { loadConfig } from '../../../shared/src/config/config.ts';
-import { staticChannelRouting } from '../../helpers/static-channels.ts';
 import type { MediaJobPayload } from '../../../shared/src/jobs/job-catalogue.ts';
 import type { MediaJobStatus } from '../../../shared/src/media-jobs/media-job.ts';
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
@@ -17,6 +16,7 @@ import type { MediaWorkerDeps } from '../../../workers/src/media/media-worker-de
 import { imageProcessor } from '../../../workers/src/processors/image.processor.ts';
 import { captureLogger } from '../../helpers/capture-logger.ts';
 import { FIXTURE_NOW, imageJob } from '../../helpers/media-job-fixture.ts';
+import { staticChannelRouting } from '../../helpers/static-channels.ts';
 
 const now = FIXTURE_NOW;
 const running = imageJob({

@@ -1,6 +1,8 @@
 import { type Billing, createBilling } from '../../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../../shared/src/billing/recovery-loop.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import { channelSecretOpener } from '../../../shared/src/channels/channel-secrets.ts';
+import { type ProcessChannels, startProcessChannels } from '../../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
@@ -11,9 +13,6 @@ import { withinMs } from '../../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../../shared/src/upstream/secret-scrubber.ts';
 import { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
-import type { ChannelRouting } from '../../../shared/src/channels/channel-router.ts';
-import { channelSecretOpener } from '../../../shared/src/channels/channel-secrets.ts';
-import { type ProcessChannels, startProcessChannels } from '../../../shared/src/channels/process-channels.ts';
 
 /** How long closing waits for the upstream calls still running (those of jobs left unfinished). */
 const CLIENT_CLOSE_MS = 500;
@@ -22,7 +21,7 @@ const CLIENT_CLOSE_MS = 500;
 export async function createMediaWorkerDeps(
   config: Config,
   connections: Connections,
-  catalogue: Catalogue | ((channels: ChannelRouting) => Catalogue),
+  catalogue: Catalogue | ((channels: ProcessChannels) => Catalogue),
   logger: Logger,
 ): Promise<{ deps: MediaWorkerDeps; billing: Billing; channels: ProcessChannels; close(): Promise<void> }> {
   // The configured credentials, scrubbed by value from upstream text, job errors and log lines.
@@ -48,7 +47,7 @@ export async function createMediaWorkerDeps(
     }),
     billing,
     client,
-    catalogue: typeof catalogue === 'function' ? catalogue(channels.routing) : catalogue,
+    catalogue: typeof catalogue === 'function' ? catalogue(channels) : catalogue,
     channels: channels.routing,
     config,
     now: () => new Date(),

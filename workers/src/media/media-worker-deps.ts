@@ -1,6 +1,6 @@
-import type { ChannelRouting } from '../../../shared/src/channels/channel-router.ts';
 import type { Billing } from '../../../shared/src/billing/billing.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import type { ChannelRouting } from '../../../shared/src/channels/channel-router.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import type { MediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';

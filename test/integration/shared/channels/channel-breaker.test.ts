@@ -4,8 +4,7 @@
  * passed, a success closes it, a failed probe doubles the cooldown (bounded), a per-model scope
  * stays apart, reset forgets a channel, and while Redis is away each process opens on its own.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { ChannelBreaker, MAX_COOLDOWN_MS } from '../../../../shared/src/channels/channel-breaker.ts';
 import { createRedis, type Redis } from '../../../../shared/src/redis/redis.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';

@@ -33,7 +33,10 @@ const config = loadConfig({
 });
 const client = {} as UpstreamClient;
 const channels = staticChannelRouting(config);
-const model = (routes: Array<{ provider: string; native_id: string }>, max_output_tokens: number | null = null) => ({
+const model = (
+  routes: Array<{ provider: string; native_id: string }>,
+  max_output_tokens: number | null = null,
+) => ({
   id: 'test/model',
   routes,
   max_output_tokens,
