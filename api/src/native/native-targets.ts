@@ -31,8 +31,8 @@ export function isProviderEnabled(
 
 /**
  * The routes of a model through its native API's provider that can be called now, in catalogue
- * (fallback) order, each expanded into its provider's channels in routing order (a channel at
- * most once); a `demo` route always, answered by the native simulator.
+ * (fallback) order, each expanded into its provider's channels in routing order (a channel once
+ * per route); a `demo` route always, answered by the native simulator.
  */
 export function nativeTargets(
   channels: ChannelRouting,
@@ -40,15 +40,12 @@ export function nativeTargets(
   routes: readonly ModelRoute[],
 ): NativeTarget[] {
   const targets: NativeTarget[] = [];
-  const used = new Set<string>();
   for (const route of routes) {
     if (route.provider === 'demo') {
       targets.push({ route, baseUrl: SIMULATOR_BASE_URL, apiKey: 'demo', simulate: simulateNative });
       continue;
     }
     for (const channel of channels.candidates(route.provider, model.id)) {
-      if (used.has(channel.id)) continue;
-      used.add(channel.id);
       targets.push({ route, baseUrl: channel.channel.baseUrl, apiKey: channel.channel.apiKey, channel });
     }
   }

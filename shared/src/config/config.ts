@@ -60,6 +60,11 @@ export interface Config {
   readonly readinessTimeoutMs: number;
   /** Bearer token of the operator API; without one `/admin/v1` answers 404. */
   readonly adminToken: string | undefined;
+  /**
+   * The keys sealing channel credentials (AES-256-GCM, 32 bytes each): `current` seals and opens,
+   * `previous` only opens, during a rotation (docs/channels.md). Undefined: no channel can be made.
+   */
+  readonly channelSecrets: { readonly current: string | undefined; readonly previous: string | undefined };
   /** Proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges); none when empty. */
   readonly trustProxy: readonly string[];
   /**
@@ -253,6 +258,19 @@ const queueList = z
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional();
 
+/** A 32-byte key given as base64 (`openssl rand -base64 32`), kept as its base64 text. */
+const secretKey = z
+  .string()
+  .trim()
+  .transform((text, ctx) => {
+    const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0);
+    if (bytes.length !== 32) {
+      ctx.addIssue({ code: 'custom', message: 'must be 32 bytes in base64 (openssl rand -base64 32)' });
+      return z.NEVER;
+    }
+    return text;
+  });
+
 const envSchema = z.object({
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   PORT: int(1, 65535).default(8080),
@@ -301,6 +319,8 @@ const envSchema = z.object({
   MEDIA_SWEEP_INTERVAL_MS: int(1_000, 24 * 3600 * 1000).default(600_000),
   CATALOGUE_PATH: optional(z.string().trim().min(1)),
   ADMIN_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
+  CHANNEL_SECRET_KEY: optional(secretKey),
+  CHANNEL_SECRET_KEY_PREVIOUS: optional(secretKey),
   TRUST_PROXY: z
     .string()
     .trim()
@@ -534,6 +554,7 @@ export function loadConfig(env: Env): Config {
     },
     catalogue: { path: e.CATALOGUE_PATH },
     adminToken: e.ADMIN_TOKEN,
+    channelSecrets: { current: e.CHANNEL_SECRET_KEY, previous: e.CHANNEL_SECRET_KEY_PREVIOUS },
     trustProxy: e.TRUST_PROXY,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     billing: {

@@ -96,8 +96,9 @@ export function adapterOf<A>(
 
 /**
  * The usable routes of a model in one family (chat, media…): in catalogue order, each route's
- * provider's channels in the order routing picked them; a channel is tried at most once per
- * request.
+ * provider's channels in the order routing picked them. A channel is tried at most once per route
+ * (one native model) of a request; two catalogue routes of one provider naming different native
+ * models (a dated snapshot as the fallback of an alias) are two attempts.
  */
 export function resolveRoutes<A, R, D extends RouteDeps>(
   model: RoutedModel,
@@ -106,7 +107,6 @@ export function resolveRoutes<A, R, D extends RouteDeps>(
   maxOutputTokens: number | null,
 ): R[] {
   const usable: R[] = [];
-  let used: Set<string> | undefined;
   for (const route of model.routes) {
     if (route.provider === 'demo') {
       usable.push(family.demo(deps, route.native_id));
@@ -114,19 +114,10 @@ export function resolveRoutes<A, R, D extends RouteDeps>(
     }
     const adapter = adapterOf(family, route.provider);
     if (adapter === undefined) continue;
+    // Each candidate once per route: a channel is tried at most once for one native model.
     for (const channel of deps.channels.candidates(route.provider, model.id)) {
-      if (used === undefined) used = new Set();
-      else if (used.has(channel.id)) continue;
-      used.add(channel.id);
-      usable.push(
-        family.http(
-          deps,
-          route.provider,
-          adapter,
-          channelTarget(channel, route.native_id, maxOutputTokens),
-          channel,
-        ),
-      );
+      const target = channelTarget(channel, route.native_id, maxOutputTokens);
+      usable.push(family.http(deps, route.provider, adapter, target, channel));
     }
   }
   return usable;
