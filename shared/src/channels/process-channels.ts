@@ -28,6 +28,8 @@ export interface ProcessChannels extends ChannelControl {
   /** Which providers have an enabled channel now, and a call on each change of the channels. */
   readonly providers: { isConfigured(provider: string): boolean; onChange(listener: () => void): void };
   readonly registry: ChannelRegistry;
+  /** The store's channels (the operator side writes here, then announces). */
+  readonly repository: ChannelsRepository;
   readonly breaker: ChannelBreaker;
   readonly figuresOf: ChannelFigures;
   close(): Promise<void>;
@@ -117,6 +119,7 @@ export async function startProcessChannels(options: ProcessChannelsOptions): Pro
       onChange: (listener) => registry.onChange(() => listener()),
     },
     registry,
+    repository: options.repository,
     breaker,
     figuresOf: figures,
     state: stateOf,
