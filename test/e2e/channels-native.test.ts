@@ -5,7 +5,11 @@
  * auto-disables the refused one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANTHROPIC_FAKE_KEY, type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.ts';
+import {
+  ANTHROPIC_FAKE_KEY,
+  type AnthropicUpstream,
+  startAnthropicUpstream,
+} from '../fakes/anthropic-upstream.ts';
 import { admin, createFundedKey, TEST_ADMIN_TOKEN } from '../helpers/admin-client.ts';
 import { type ListeningApp, startListeningApp } from '../helpers/listening-app.ts';
 
@@ -27,7 +31,10 @@ async function messages(): Promise<{ status: number; json: Record<string, unknow
 }
 
 beforeAll(async () => {
-  [good, refusing] = [await startAnthropicUpstream(), await startAnthropicUpstream({ apiKey: 'another-key' })];
+  [good, refusing] = [
+    await startAnthropicUpstream(),
+    await startAnthropicUpstream({ apiKey: 'another-key' }),
+  ];
   gateway = await startListeningApp({ env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, ANTHROPIC_API_KEY: undefined } });
   ({ key } = await createFundedKey(gateway.app, { topUp: 1_000_000 }));
 });

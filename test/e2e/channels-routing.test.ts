@@ -68,7 +68,11 @@ beforeAll(async () => {
 
 afterEach(async () => {
   // Each test starts from no channels.
-  const { data } = await admin<{ data: Array<{ id: string; source: string }> }>(gateway.app, 'GET', '/channels');
+  const { data } = await admin<{ data: Array<{ id: string; source: string }> }>(
+    gateway.app,
+    'GET',
+    '/channels',
+  );
   for (const c of data) if (c.source === 'api') await admin(gateway.app, 'DELETE', `/channels/${c.id}`);
   for (const upstream of fakes.splice(0)) await upstream.close();
 });
@@ -147,7 +151,9 @@ describe('routing through channels', () => {
     expect(seen.status_reason).toMatch(/refused the credential/);
     expect(JSON.stringify(seen)).not.toContain(DEFAULT_FAKE_KEY);
     // An edit of the channel makes it healthy again.
-    const edited = await admin<Channel>(gateway.app, 'PATCH', `/channels/${c.id}`, { api_key: 'sk-another-key' });
+    const edited = await admin<Channel>(gateway.app, 'PATCH', `/channels/${c.id}`, {
+      api_key: 'sk-another-key',
+    });
     expect(edited.status).toBe('healthy');
     for (let i = 0; i < 3; i += 1) expect(await chat()).toBe(200);
     expect(refusing.requests.length).toBe(4);
@@ -166,7 +172,10 @@ describe('routing through channels', () => {
     await settle();
     const seen = await admin<Channel>(gateway.app, 'GET', `/channels/${c.id}`);
     expect(seen.status).toBe('cooling_down');
-    const until = typeof seen.cooldown_until === 'number' ? seen.cooldown_until * 1000 : Date.parse(String(seen.cooldown_until));
+    const until =
+      typeof seen.cooldown_until === 'number'
+        ? seen.cooldown_until * 1000
+        : Date.parse(String(seen.cooldown_until));
     expect(until - before).toBeGreaterThan(110_000);
     expect(until - before).toBeLessThan(130_000);
   });

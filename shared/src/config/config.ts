@@ -476,6 +476,22 @@ export interface StoreToolConfig {
 }
 
 /** Parses only the store's variables (and the log level), or throws ConfigError listing the bad ones. */
+/** `CHANNEL_SECRET_KEY` and `CHANNEL_SECRET_KEY_PREVIOUS` alone (the key rotation command). */
+export function loadChannelSecretsConfig(env: Env): Pick<Config, 'channelSecrets'> {
+  const present = presentVariables(env);
+  const parsed = z
+    .object({ CHANNEL_SECRET_KEY: optional(secretKey), CHANNEL_SECRET_KEY_PREVIOUS: optional(secretKey) })
+    .safeParse(present);
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, present)));
+  return deepFreeze({
+    channelSecrets: {
+      current: parsed.data.CHANNEL_SECRET_KEY,
+      previous: parsed.data.CHANNEL_SECRET_KEY_PREVIOUS,
+    },
+  });
+}
+
 export function loadStoreToolConfig(env: Env): StoreToolConfig {
   const present = presentVariables(env);
   const parsed = storeSchema.safeParse(present);

@@ -88,9 +88,7 @@ describe('channels on two replicas', () => {
     for (const round of [1, 2]) {
       // The cooldown: 1 s, then doubled by the failed probe.
       await new Promise((resolve) => setTimeout(resolve, round * 1_000 + 150));
-      const statuses = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => chat(i % 2 === 0 ? a : b)),
-      );
+      const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => chat(i % 2 === 0 ? a : b)));
       expect(statuses.every((s) => s === 200)).toBe(true);
       expect(flaky.requests.length).toBe(1 + round);
     }

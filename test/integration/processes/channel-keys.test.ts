@@ -19,7 +19,10 @@ afterEach(() => {
 });
 
 /** An environment whose store holds one channel sealed under a key of its own (returned in base64). */
-async function storeWithSealedChannel(): Promise<{ env: Record<string, string | undefined>; oldKey: string }> {
+async function storeWithSealedChannel(): Promise<{
+  env: Record<string, string | undefined>;
+  oldKey: string;
+}> {
   const env = testEnvironment();
   const oldKey = randomBytes(32);
   const store = await openStore(loadConfig(env).store, { logger: captureLogger('silent').logger });
