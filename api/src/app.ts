@@ -5,14 +5,10 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import type { CatalogueModel } from '../../shared/src/catalogue/catalogue.ts';
-import { channelSecretsOf } from '../../shared/src/channels/channel-secrets.ts';
-import { providerBaseUrl } from '../../shared/src/channels/environment-channels.ts';
 import { inFlightGraceMs } from '../../shared/src/runtime/shutdown.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import type { AppDeps } from './app-deps.ts';
-import { ChannelAdmin } from './channels/channel-admin.ts';
-import { testChannel } from './channels/test-channel.ts';
+import { channelAdminOf } from './channels/channel-admin-of.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
 import { registerOpenApi } from './openapi/lazy-docs.ts';
 import { registerBodyReadDeadline } from './plugins/body-read-deadline.ts';
@@ -151,24 +147,7 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const accountExists = async (id: string) => (await accounts.accounts.findById(id)) !== null;
   await app.register(walletRoutes, { billing, ...auth, accountExists });
   const models = () => deps.catalogue.list();
-  await app.register(adminChannelsRoutes, { ...auth, channels: channelAdminOf(deps, models), models });
-}
-
-/** The operator's channel operations over this process's channels, store and catalogue. */
-function channelAdminOf(deps: AppDeps, models: () => readonly CatalogueModel[]): ChannelAdmin {
-  const { services, config } = deps;
-  return new ChannelAdmin({
-    repository: services.channels.repository,
-    secrets: channelSecretsOf(config),
-    control: services.channels,
-    vocabulary: { compatibleProviders: Object.keys(config.compatibleUpstreams), models },
-    defaultBaseUrl: (provider) => providerBaseUrl(config, provider),
-    jobs: services.media.jobs,
-    billing: services.billing,
-    test: (channel, catalogueModels) => testChannel(services.upstream, channel, catalogueModels),
-    startedAt: new Date(),
-    now: services.accounts.clock,
-  });
+  await app.register(adminChannelsRoutes, { ...auth, channels: channelAdminOf(deps), models });
 }
 
 /**

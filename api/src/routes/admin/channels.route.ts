@@ -15,12 +15,15 @@ import {
   deleteChannelQuerySchema,
 } from './channels.schema.ts';
 
-/** What the channel routes need; registered under the `/admin/v1` prefix. */
-export interface AdminChannelsRouteOptions extends AdminAuth {
+/** What the channel routes need. */
+export interface ChannelRoutesDeps {
   readonly channels: ChannelAdmin;
   /** The catalogue's models now (the test picks the cheapest chat model of the channel). */
   readonly models: () => readonly CatalogueModel[];
 }
+
+/** Registered under the `/admin/v1` prefix, behind `ADMIN_TOKEN`. */
+export interface AdminChannelsRouteOptions extends AdminAuth, ChannelRoutesDeps {}
 
 type IdParams = { id: string };
 
@@ -39,6 +42,14 @@ export async function adminChannelsRoutes(
   options: AdminChannelsRouteOptions,
 ): Promise<void> {
   requireAdminToken(app, options);
+  registerChannelRoutes(app, options);
+}
+
+/**
+ * The channel endpoints, in the scope of their guard: the operator API's token, or the console's
+ * operator session (`/console/api/channels`, the same bodies and answers).
+ */
+export function registerChannelRoutes(app: FastifyInstance, options: ChannelRoutesDeps): void {
   app.setValidatorCompiler(strictValidatorCompiler);
   const { channels } = options;
 
