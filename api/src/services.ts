@@ -1,6 +1,8 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
+import { channelSecretOpener } from '../../shared/src/channels/channel-secrets.ts';
+import { type ProcessChannels, startProcessChannels } from '../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
@@ -28,6 +30,8 @@ export interface ApiServices {
   readonly media: MediaDeps;
   /** The web console's sessions, sign-in limits, passwords and links (docs/console.md). */
   readonly console: ConsoleServices;
+  /** The upstream channels: routing, breakers, figures, and the operator's control (docs/channels.md). */
+  readonly channels: ProcessChannels;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,15 @@ export async function createApiServices(
   });
   const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
   const upstream = new UpstreamClient(config.upstream);
+  // Before any route: every channel readable (else the start stops naming it), credentials scrubbed.
+  const channels = await startProcessChannels({
+    config,
+    repository: connections.store.channels,
+    openSecret: channelSecretOpener(config),
+    redis: connections.redis,
+    subscriber,
+    logger,
+  });
   // The api only adds jobs (no blocking commands): its queue connection fails fast like the api's
   // own, so a request whose enqueue meets a Redis outage answers 503 instead of waiting for Redis.
   const queueConnection = createRedis(config.redis, { connectionName: 'api-queues' });
@@ -98,8 +111,10 @@ export async function createApiServices(
     upstream,
     media,
     console,
+    channels,
     async close() {
       stopRecovery();
+      await channels.close();
       // Deferred settlements still in memory are written before the connections close.
       await billing.close();
       await upstream.close();

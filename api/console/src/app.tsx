@@ -13,6 +13,7 @@ import { ModelsPage } from './pages/models.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { AccountDetailPage } from './pages/operator/account-detail.tsx';
 import { AccountsPage } from './pages/operator/accounts.tsx';
+import { ChannelsPage } from './pages/operator/channels.tsx';
 import { QueuesPage } from './pages/operator/queues.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
@@ -54,6 +55,7 @@ function Routes() {
       <Route path={paths.operatorAccounts} component={OperatorAccountsPage} />
       <Route path={`${paths.operatorAccounts}/:id`} component={OperatorAccountDetailPage} />
       <Route path={paths.operatorQueues} component={OperatorQueuesPage} />
+      <Route path={paths.operatorChannels} component={OperatorChannelsPage} />
       <Route default component={NotFoundPage} />
     </Router>
   );
@@ -105,3 +107,4 @@ const HolderAccountPage = guarded('holder', AccountPage);
 const OperatorAccountsPage = guarded('operator', AccountsPage);
 const OperatorAccountDetailPage = guarded('operator', AccountDetailPage);
 const OperatorQueuesPage = guarded('operator', QueuesPage);
+const OperatorChannelsPage = guarded('operator', ChannelsPage);
