@@ -2,11 +2,13 @@
  * The breaker per channel against a real Redis, as two replicas share it: consecutive failures
  * open it for the cooldown (a 429's Retry-After sets it), one probe across replicas once it has
  * passed, a success closes it, a failed probe doubles the cooldown (bounded), a per-model scope
- * stays apart, reset forgets a channel, and while Redis is away each process opens on its own.
+ * stays apart, reset forgets a channel (and frees its probes), and while Redis is away each process
+ * opens on its own. Also on a Cluster (`npm run test:redis-cluster`): every key under one tag.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { breakerKeys } from '../../../../shared/src/channels/breaker-scripts.ts';
 import { ChannelBreaker, MAX_COOLDOWN_MS } from '../../../../shared/src/channels/channel-breaker.ts';
-import { createRedis, type Redis } from '../../../../shared/src/redis/redis.ts';
+import { createRedis, isCluster, type Redis } from '../../../../shared/src/redis/redis.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
 import { testConfig, uniqueSuffix } from '../../../helpers/test-config.ts';
 
@@ -129,6 +131,37 @@ describe('channel breaker', () => {
     await a.reset('ch_6');
     await until(() => b.view('ch_6') === 'closed' && b.view('ch_6|openai/gpt-x') === 'closed');
     expect(b.anyOpen).toBe(false);
+  });
+
+  it("reset frees the scopes' probes in flight, and every breaker key shares the {channels} slot", async () => {
+    const prefix = `breaker-${uniqueSuffix()}`;
+    const clock = { now: Date.now() };
+    const a = await replica(prefix, clock, 1, 60_000);
+    const redis = connection();
+    const keys = breakerKeys(prefix);
+    a.failed('ch_9', failure, false);
+    a.failed('ch_9|openai/gpt-x', failure, false);
+    await until(() => a.view('ch_9') === 'open' && a.view('ch_9|openai/gpt-x') === 'open');
+    clock.now += 60_001;
+    expect(await a.takeProbe('ch_9')).toBe(true);
+    expect(await a.takeProbe('ch_9|openai/gpt-x')).toBe(true);
+    // The reset script deletes probe keys it builds from the prefix it is given (one slot).
+    await a.reset('ch_9');
+    expect(await redis.exists(keys.probe('ch_9'), keys.probe('ch_9|openai/gpt-x'))).toBe(0);
+    expect(await a.takeProbe('ch_9')).toBe(true);
+    if (isCluster(redis)) {
+      const names = [
+        keys.failures,
+        keys.open,
+        keys.envDisabled,
+        keys.events,
+        keys.probe('ch_9|openai/gpt-x'),
+        `${prefix}:{channels}:figures:ch_9`,
+        `${prefix}:{channels}:changed`,
+      ];
+      const slots = await Promise.all(names.map((key) => redis.call('CLUSTER', 'KEYSLOT', key)));
+      expect(new Set(slots).size).toBe(1);
+    }
   });
 
   it('catches up on a missed message by reading the state again', async () => {
