@@ -89,6 +89,31 @@ describe('channel breaker', () => {
     expect(await a.takeProbe('ch_2')).toBe(true);
   });
 
+  it('refuses a second probe once the first failed, before the replicas hear of it', async () => {
+    const prefix = `breaker-${uniqueSuffix()}`;
+    const clock = { now: Date.now() };
+    const [a, b] = [await replica(prefix, clock, 1, 1_000), await replica(prefix, clock, 1, 1_000)];
+    a.failed('ch_10', failure, false);
+    await until(() => b.view('ch_10') === 'open');
+    clock.now += 1_001;
+    expect(await a.takeProbe('ch_10')).toBe(true);
+    const untilBefore = b.openState('ch_10')?.untilMs;
+    a.failed('ch_10', failure, true);
+    // The probe's token is freed with the failure; the stored cooldown (now doubled) still refuses.
+    const redis = connection();
+    const keys = breakerKeys(prefix);
+    const end = Date.now() + 2_000;
+    while ((await redis.exists(keys.probe('ch_10'))) === 1 && Date.now() < end)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await redis.exists(keys.probe('ch_10'))).toBe(0);
+    expect(await b.takeProbe('ch_10')).toBe(false);
+    expect(await a.takeProbe('ch_10')).toBe(false);
+    await until(() => (b.openState('ch_10')?.untilMs ?? 0) > (untilBefore ?? 0));
+    expect(b.openState('ch_10')?.cooldownMs).toBe(2_000);
+    clock.now += 2_001;
+    expect(await b.takeProbe('ch_10')).toBe(true);
+  });
+
   it("opens with an upstream 429's Retry-After as its cooldown", async () => {
     const prefix = `breaker-${uniqueSuffix()}`;
     const clock = { now: Date.now() };

@@ -116,7 +116,9 @@ describe('checkRedisTopology', () => {
   });
 });
 
-describe('the api entry with an unusable Redis', () => {
+// Each case starts the api entry (the whole api and channels graph loads before the check): on a
+// shared, busy machine that alone can pass the default 20 s.
+describe('the api entry with an unusable Redis', { timeout: 60_000 }, () => {
   const refuses = async (env: Record<string, string | undefined>, message: string) => {
     const port = await freePort();
     const api = spawnEntry('api/src/main.ts', testEnvironment({ PORT: String(port), ...env }));
