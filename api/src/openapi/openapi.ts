@@ -71,6 +71,10 @@ const TAGS = [
   { name: 'Operator: keys', description: 'An account’s API keys and their settings.' },
   { name: 'Operator: wallet', description: 'Top-ups and the ledger of an account.' },
   { name: 'Operator: console links', description: 'One-time links setting an account’s console password.' },
+  {
+    name: 'Operator: vouchers and payments',
+    description: 'Prepaid vouchers, and the top-ups accounts paid through the payment gateway.',
+  },
 ];
 
 const SECURITY_SCHEMES = {

@@ -8,6 +8,7 @@ import { modelsRoutes } from './models.route.ts';
 import { overviewRoutes } from './overview.route.ts';
 import { playgroundRoutes } from './playground.route.ts';
 import { queuesRoutes } from './queues.route.ts';
+import { holderPaymentsRoutes, operatorSelfServeRoutes, signUpRoutes } from './self-serve.route.ts';
 import { currentSessionRoutes, holderSessionRoutes, signInRoutes } from './session.route.ts';
 import { usageRoutes } from './usage.route.ts';
 import { videosRoutes } from './videos.route.ts';
@@ -27,6 +28,7 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
     billing: services.billing,
     media: services.media,
     console: services.console,
+    selfServe: services.selfServe,
   };
   await app.register(cookie);
   // @fastify/cors reads `config.cors` per route (false: no CORS headers); its types do not declare it.
@@ -51,4 +53,7 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   await app.register(playgroundRoutes, deps);
   await app.register(operatorAccountsRoutes, deps);
   await app.register(queuesRoutes, deps);
+  await app.register(signUpRoutes, deps);
+  await app.register(holderPaymentsRoutes, deps);
+  await app.register(operatorSelfServeRoutes, deps);
 }
