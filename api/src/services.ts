@@ -8,9 +8,9 @@ import { configuredMediaHandoff } from '../../shared/src/media-jobs/media-handof
 import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
 import { WaiterLeases } from '../../shared/src/media-jobs/waiter-lease.ts';
 import { trackQueues } from '../../shared/src/observability/queue-metrics.ts';
+import { startPaymentReconciler } from '../../shared/src/payments/payment-settlement.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
-import { startPaymentReconciler } from '../../shared/src/payments/payment-settlement.ts';
 import { withinMs } from '../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
 import { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';

@@ -94,13 +94,15 @@ export async function startZarinpalFake(options: ZarinpalFakeOptions = {}): Prom
 
   function handleRequest(res: ServerResponse, body: Record<string, unknown>) {
     const merchant = merchantProblem(body.merchant_id);
-    if (merchant === -9) return error(res, -9, [{ merchant_id: 'The merchant id field must be 36 characters.' }]);
+    if (merchant === -9)
+      return error(res, -9, [{ merchant_id: 'The merchant id field must be 36 characters.' }]);
     if (merchant !== null) return error(res, merchant);
     const amount = body.amount;
     if (typeof amount !== 'number' || !Number.isInteger(amount) || amount < 1000)
       return error(res, -9, [{ amount: 'The amount must be an integer of at least 1000.' }]);
     const currency = body.currency ?? 'IRR';
-    if (currency !== 'IRR' && currency !== 'IRT') return error(res, -9, [{ currency: 'The currency is invalid.' }]);
+    if (currency !== 'IRR' && currency !== 'IRT')
+      return error(res, -9, [{ currency: 'The currency is invalid.' }]);
     if (typeof body.callback_url !== 'string' || !/^https?:\/\//.test(body.callback_url))
       return error(res, -9, [{ callback_url: 'The callback url field is required.' }]);
     if (typeof body.description !== 'string' || body.description === '')
@@ -202,7 +204,8 @@ export async function startZarinpalFake(options: ZarinpalFakeOptions = {}): Prom
         return backToMerchant(res, session, start[2] === 'pay');
       }
       const endpoint = /^\/pg\/v4\/payment\/(request|verify|inquiry)\.json$/.exec(path)?.[1];
-      if (endpoint === undefined || req.method !== 'POST') return json(res, 404, { data: [], errors: { code: -9, message: 'not found' } });
+      if (endpoint === undefined || req.method !== 'POST')
+        return json(res, 404, { data: [], errors: { code: -9, message: 'not found' } });
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;

@@ -52,7 +52,8 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
     async waitFor(to, count = 1, timeoutMs = 5_000) {
       const until = Date.now() + timeoutMs;
       while (of(to).length < count) {
-        if (Date.now() > until) throw new Error(`no mail to ${to} within ${timeoutMs} ms (${of(to).length}/${count})`);
+        if (Date.now() > until)
+          throw new Error(`no mail to ${to} within ${timeoutMs} ms (${of(to).length}/${count})`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       return of(to);

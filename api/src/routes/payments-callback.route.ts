@@ -13,10 +13,16 @@ export interface PaymentsCallbackOptions {
  * needed, the payment is found by its authority and verified with the gateway; the answer is a 303
  * to the console's wallet page with the result in its query (`payment`, `id`, `reason`).
  */
-export async function paymentsCallbackRoutes(app: FastifyInstance, options: PaymentsCallbackOptions): Promise<void> {
+export async function paymentsCallbackRoutes(
+  app: FastifyInstance,
+  options: PaymentsCallbackOptions,
+): Promise<void> {
   app.get<{ Querystring: Record<string, unknown> }>(ZARINPAL_CALLBACK_PATH, async (request, reply) => {
     const result = await handlePaymentCallback(options.settlement, request.query);
-    request.log.info({ paymentId: result.id, result: result.payment, reason: result.reason }, 'zarinpal callback');
+    request.log.info(
+      { paymentId: result.id, result: result.payment, reason: result.reason },
+      'zarinpal callback',
+    );
     const query = new URLSearchParams({ payment: result.payment });
     if (result.id !== null) query.set('id', result.id);
     if (result.reason !== null) query.set('reason', result.reason);

@@ -47,7 +47,10 @@ export const createdPaymentSchema = {
     id: { type: 'string' },
     amount: { type: 'integer' },
     status: { type: 'string', enum: ['pending'] },
-    redirect_url: { type: 'string', description: 'The gateway’s StartPay page: send the payer’s browser there.' },
+    redirect_url: {
+      type: 'string',
+      description: 'The gateway’s StartPay page: send the payer’s browser there.',
+    },
     created: dateTime,
   },
 } as const;
@@ -55,7 +58,17 @@ export const createdPaymentSchema = {
 /** A voucher as the operator sees it: never its code. */
 export const voucherSchema = {
   type: 'object',
-  required: ['id', 'batch_id', 'amount', 'note', 'status', 'expires_at', 'created', 'redeemed_at', 'redeemed_by'],
+  required: [
+    'id',
+    'batch_id',
+    'amount',
+    'note',
+    'status',
+    'expires_at',
+    'created',
+    'redeemed_at',
+    'redeemed_by',
+  ],
   properties: {
     id: { type: 'string' },
     batch_id: { type: 'string' },
@@ -100,7 +113,11 @@ export const createdVouchersSchema = {
   required: ['batch_id', 'codes', 'amount', 'count', 'expires_at', 'note', 'created'],
   properties: {
     batch_id: { type: 'string' },
-    codes: { type: 'array', items: { type: 'string' }, description: 'Shown this once; only their digests are kept.' },
+    codes: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Shown this once; only their digests are kept.',
+    },
     amount: { type: 'integer' },
     count: { type: 'integer' },
     expires_at: nullableDateTime,
@@ -127,9 +144,18 @@ export const createVouchersBodySchema = {
   additionalProperties: false,
   required: ['amount', 'count'],
   properties: {
-    amount: { type: 'integer', minimum: 1, maximum: 1_000_000_000_000, description: 'Whole Toman per voucher.' },
+    amount: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1_000_000_000_000,
+      description: 'Whole Toman per voucher.',
+    },
     count: { type: 'integer', minimum: 1, maximum: 1000 },
-    expires_at: { type: ['string', 'null'], maxLength: 40, description: 'ISO 8601 time; none: never expires.' },
+    expires_at: {
+      type: ['string', 'null'],
+      maxLength: 40,
+      description: 'ISO 8601 time; none: never expires.',
+    },
     note: { type: ['string', 'null'], maxLength: 200 },
   },
 } as const;

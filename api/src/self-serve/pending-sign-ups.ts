@@ -24,7 +24,11 @@ export interface PendingSignUps {
   restore(token: string, pending: PendingSignUp): Promise<void>;
 }
 
-export function createPendingSignUps(redis: Redis, keyPrefix: string, lifetimeMs = SIGN_UP_LINK_LIFETIME_MS): PendingSignUps {
+export function createPendingSignUps(
+  redis: Redis,
+  keyPrefix: string,
+  lifetimeMs = SIGN_UP_LINK_LIFETIME_MS,
+): PendingSignUps {
   const keyOf = (token: string) => `${keyPrefix}sign-up:${digestOf(token)}`;
   return {
     async put(token, pending) {

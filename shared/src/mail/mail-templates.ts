@@ -68,26 +68,28 @@ const WORDS: Readonly<Record<Kind, Readonly<Record<MailLanguage, Words>>>> = {
   },
 };
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A mail of this kind to `to`, in `language`, as plain text and HTML; `link` is its one action. */
 export function composeMail(kind: Kind, language: MailLanguage, to: string, link?: string): MailMessage {
   const w = WORDS[kind][language];
   const dir = language === 'fa' ? 'rtl' : 'ltr';
-  const text = [w.greeting, '', w.body, ...(link === undefined ? [] : ['', link]), '', w.footer, ''].join('\n');
+  const text = [w.greeting, '', w.body, ...(link === undefined ? [] : ['', link]), '', w.footer, ''].join(
+    '\n',
+  );
   const button =
     link === undefined || w.action === undefined
       ? ''
-      : `<p><a href="${escape(link)}" style="display:inline-block;padding:10px 18px;background:#2457d6;color:#fff;border-radius:6px;text-decoration:none">${escape(w.action)}</a></p>
-<p style="font-size:13px;color:#555;direction:ltr;text-align:${dir === 'rtl' ? 'right' : 'left'};word-break:break-all">${escape(link)}</p>`;
+      : `<p><a href="${escapeHtml(link)}" style="display:inline-block;padding:10px 18px;background:#2457d6;color:#fff;border-radius:6px;text-decoration:none">${escapeHtml(w.action)}</a></p>
+<p style="font-size:13px;color:#555;direction:ltr;text-align:${dir === 'rtl' ? 'right' : 'left'};word-break:break-all">${escapeHtml(link)}</p>`;
   const html = `<!doctype html>
-<html lang="${language}" dir="${dir}"><head><meta charset="utf-8"><title>${escape(w.subject)}</title></head>
+<html lang="${language}" dir="${dir}"><head><meta charset="utf-8"><title>${escapeHtml(w.subject)}</title></head>
 <body style="font-family:Vazirmatn,Tahoma,Arial,sans-serif;line-height:1.7;color:#1b1b1b;max-width:560px;margin:auto;padding:16px">
-<p>${escape(w.greeting)}</p>
-<p>${escape(w.body)}</p>
+<p>${escapeHtml(w.greeting)}</p>
+<p>${escapeHtml(w.body)}</p>
 ${button}
-<p style="color:#555">${escape(w.footer)}</p>
+<p style="color:#555">${escapeHtml(w.footer)}</p>
 </body></html>`;
   return { to, subject: w.subject, text, html, kind, links: link === undefined ? [] : [link] };
 }

@@ -57,13 +57,18 @@ export async function verifyAndSettle(deps: SettlementDeps, payment: PaymentReco
     outcome = await deps.zarinpal.verify({ amountToman: payment.amountToman, authority });
   } catch (err) {
     if (!(err instanceof ZarinpalUnavailable)) throw err;
-    deps.logger.warn({ paymentId: payment.id, err }, 'zarinpal verify did not answer; the payment stays pending');
+    deps.logger.warn(
+      { paymentId: payment.id, err },
+      'zarinpal verify did not answer; the payment stays pending',
+    );
     return (await deps.payments.noteReason(payment.id, 'gateway_unavailable', deps.clock())) ?? payment;
   }
   if (!outcome.ok) {
     const reason = verifyFailureReason(outcome.code);
     deps.logger.info({ paymentId: payment.id, code: outcome.code }, 'zarinpal refused the verify');
-    return (await deps.payments.markFailed(payment.id, reason, deps.clock())) ?? (await reread(deps, payment));
+    return (
+      (await deps.payments.markFailed(payment.id, reason, deps.clock())) ?? (await reread(deps, payment))
+    );
   }
   await deps.billing.topUp({
     accountId: payment.accountId,
@@ -76,7 +81,8 @@ export async function verifyAndSettle(deps: SettlementDeps, payment: PaymentReco
     { refId: outcome.refId, cardPan: outcome.cardPan },
     deps.clock(),
   );
-  if (paid !== null) deps.logger.info({ paymentId: paid.id, refId: outcome.refId }, 'payment verified and credited');
+  if (paid !== null)
+    deps.logger.info({ paymentId: paid.id, refId: outcome.refId }, 'payment verified and credited');
   return paid ?? (await reread(deps, payment));
 }
 

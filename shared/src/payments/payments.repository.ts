@@ -47,7 +47,11 @@ export interface PaymentsRepository {
    * Moves a payment that is not paid yet to `paid`, in one conditional write: of concurrent calls
    * one answers the record, the others null (as does a payment already paid).
    */
-  markPaid(id: string, paid: { refId: number; cardPan: string | null }, now: Date): Promise<PaymentRecord | null>;
+  markPaid(
+    id: string,
+    paid: { refId: number; cardPan: string | null },
+    now: Date,
+  ): Promise<PaymentRecord | null>;
   /** Moves a pending payment to `failed` with the reason; null when it is not pending. */
   markFailed(id: string, reason: string, now: Date): Promise<PaymentRecord | null>;
   /** The account's payments, newest first. */

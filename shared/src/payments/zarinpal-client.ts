@@ -89,7 +89,8 @@ export function createZarinpalClient(settings: ZarinpalSettings): ZarinpalClient
   /** The error of an answer, when its `errors` holds one (`[]` when there is none). */
   function refusalOf(answer: Answer): ZarinpalRefusal | null {
     const errors = answer.errors as { code?: unknown; message?: unknown } | unknown[] | undefined;
-    if (errors === undefined || Array.isArray(errors) || typeof errors !== 'object' || errors === null) return null;
+    if (errors === undefined || Array.isArray(errors) || typeof errors !== 'object' || errors === null)
+      return null;
     const code = Number(errors.code);
     if (!Number.isInteger(code)) return null;
     return { ok: false, code, message: typeof errors.message === 'string' ? errors.message : 'error' };
@@ -121,7 +122,11 @@ export function createZarinpalClient(settings: ZarinpalSettings): ZarinpalClient
       const data = dataOf(answer, path);
       const code = Number(data.code);
       if (code !== 100 || typeof data.authority !== 'string' || !/^[AS][A-Za-z0-9]{35}$/.test(data.authority))
-        return { ok: false, code: Number.isInteger(code) ? code : -1, message: String(data.message ?? 'unexpected answer') };
+        return {
+          ok: false,
+          code: Number.isInteger(code) ? code : -1,
+          message: String(data.message ?? 'unexpected answer'),
+        };
       return { ok: true, authority: data.authority };
     },
 
@@ -138,7 +143,11 @@ export function createZarinpalClient(settings: ZarinpalSettings): ZarinpalClient
       const code = Number(data.code);
       const refId = Number(data.ref_id);
       if ((code !== 100 && code !== 101) || !Number.isSafeInteger(refId))
-        return { ok: false, code: Number.isInteger(code) ? code : -1, message: String(data.message ?? 'unexpected answer') };
+        return {
+          ok: false,
+          code: Number.isInteger(code) ? code : -1,
+          message: String(data.message ?? 'unexpected answer'),
+        };
       return { ok: true, code, refId, cardPan: typeof data.card_pan === 'string' ? data.card_pan : null };
     },
 

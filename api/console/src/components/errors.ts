@@ -31,6 +31,13 @@ const KNOWN_CODES = new Set<string>([
   'validation_failed',
   'session_required',
   'video_not_found',
+  'voucher_not_found',
+  'voucher_used',
+  'amount_out_of_range',
+  'payments_disabled',
+  'payment_gateway_error',
+  'payment_gateway_unavailable',
+  'sign_up_closed',
 ]);
 
 export interface ErrorText {

@@ -18,6 +18,7 @@ const HOLDER_NAV: readonly (readonly [string, MessageKey])[] = [
 const OPERATOR_NAV: readonly (readonly [string, MessageKey])[] = [
   [paths.operatorAccounts, 'nav.accounts'],
   [paths.operatorQueues, 'nav.queues'],
+  [paths.operatorVouchers, 'nav.vouchers'],
   [paths.models, 'nav.models'],
 ];
 

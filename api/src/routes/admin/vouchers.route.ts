@@ -29,7 +29,10 @@ export interface AdminVouchersOptions extends AdminAuth {
 const tags = ['Operator: vouchers and payments'];
 
 /** The operator's vouchers (create, list) and an account's gateway payments (prefix `/admin/v1`). */
-export async function adminVouchersRoutes(app: FastifyInstance, options: AdminVouchersOptions): Promise<void> {
+export async function adminVouchersRoutes(
+  app: FastifyInstance,
+  options: AdminVouchersOptions,
+): Promise<void> {
   requireAdminToken(app, options);
   app.setValidatorCompiler(strictValidatorCompiler);
 
@@ -92,11 +95,14 @@ export async function adminVouchersRoutes(app: FastifyInstance, options: AdminVo
         tags,
         operationId: 'listAccountPayments',
         summary: 'An account’s gateway payments',
-        description: 'Every top-up the account began through the payment gateway, newest first (at most 200).',
+        description:
+          'Every top-up the account began through the payment gateway, newest first (at most 200).',
         params: idParamsSchema,
         response: {
           200: jsonResponse('The payments.', paymentListSchema),
-          ...errorResponses(OPERATOR, { 404: '`account_not_found`, or no operator API (`ADMIN_TOKEN` unset).' }),
+          ...errorResponses(OPERATOR, {
+            404: '`account_not_found`, or no operator API (`ADMIN_TOKEN` unset).',
+          }),
         },
       },
     },

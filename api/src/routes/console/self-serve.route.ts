@@ -23,11 +23,20 @@ import { signUp } from '../../use-cases/self-serve/sign-up.ts';
 import { startPayment } from '../../use-cases/self-serve/start-payment.ts';
 import { verifySignUp } from '../../use-cases/self-serve/verify-sign-up.ts';
 import { createVouchers, redeemVoucher } from '../../use-cases/self-serve/vouchers.ts';
-import { consoleErrorResponses, sessionSchema, toBillingCalendarView, toSessionView } from './console.schema.ts';
+import {
+  consoleErrorResponses,
+  sessionSchema,
+  toBillingCalendarView,
+  toSessionView,
+} from './console.schema.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 
 const responses = (ok: Record<number, object>) => ({ ...ok, ...consoleErrorResponses }) as const;
-const accepted = { type: 'object', required: ['status'], properties: { status: { type: 'string' } } } as const;
+const accepted = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string' } },
+} as const;
 
 const signUpBody = {
   type: 'object',
@@ -92,13 +101,19 @@ const languageOf = (request: FastifyRequest) => mailLanguageOf(request.headers['
 
 /** Sign-up, its verification link and the forgotten-password mail: no session (docs/console.md). */
 export async function signUpRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  guardConsoleRoutes(app, { ...deps.console, ...deps.accounts, adminToken: deps.config.adminToken }, 'anyone');
+  guardConsoleRoutes(
+    app,
+    { ...deps.console, ...deps.accounts, adminToken: deps.config.adminToken },
+    'anyone',
+  );
   const { selfServe, console: services } = deps;
   const origin = (request: FastifyRequest) => publicOrigin(request, deps.config.publicBaseUrl);
 
   app.get('/self-serve', { schema: { response: responses({ 200: settingsSchema }) } }, async () => {
     const { minToman, maxToman } = selfServe.limits;
-    const presets = [50_000, 100_000, 200_000, 500_000, 1_000_000].filter((p) => p >= minToman && p <= maxToman);
+    const presets = [50_000, 100_000, 200_000, 500_000, 1_000_000].filter(
+      (p) => p >= minToman && p <= maxToman,
+    );
     return {
       sign_up: selfServe.signupMode,
       payments: { enabled: selfServe.settlement !== undefined, min: minToman, max: maxToman, presets },
@@ -157,12 +172,21 @@ export async function signUpRoutes(app: FastifyInstance, deps: ConsoleDeps): Pro
 
 /** A holder's top-ups through the gateway and voucher redemption. */
 export async function holderPaymentsRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  guardConsoleRoutes(app, { ...deps.console, ...deps.accounts, adminToken: deps.config.adminToken }, 'holder');
+  guardConsoleRoutes(
+    app,
+    { ...deps.console, ...deps.accounts, adminToken: deps.config.adminToken },
+    'holder',
+  );
   const { selfServe } = deps;
 
   app.post<{ Body: { amount: number } }>(
     '/payments',
-    { schema: { body: paymentBody, response: responses({ 201: createdPaymentSchema, 502: errorSchema, 503: errorSchema }) } },
+    {
+      schema: {
+        body: paymentBody,
+        response: responses({ 201: createdPaymentSchema, 502: errorSchema, 503: errorSchema }),
+      },
+    },
     async (request, reply) => {
       const account = requireHolderAccount(request);
       const started = await startPayment(selfServe, {
@@ -221,7 +245,11 @@ export async function holderPaymentsRoutes(app: FastifyInstance, deps: ConsoleDe
 
 /** Operators: vouchers (create, list) and an account's payments. */
 export async function operatorSelfServeRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  guardConsoleRoutes(app, { ...deps.console, ...deps.accounts, adminToken: deps.config.adminToken }, 'operator');
+  guardConsoleRoutes(
+    app,
+    { ...deps.console, ...deps.accounts, adminToken: deps.config.adminToken },
+    'operator',
+  );
   const { selfServe } = deps;
   const clock = deps.accounts.clock;
 
@@ -230,7 +258,10 @@ export async function operatorSelfServeRoutes(app: FastifyInstance, deps: Consol
     { schema: { body: createVouchersBodySchema, response: responses({ 201: createdVouchersSchema }) } },
     async (request, reply) => {
       const { amount, count, expires_at: expiresAt, note } = request.body;
-      const created = await createVouchers({ vouchers: selfServe.vouchers, clock }, { amount, count, expiresAt, note });
+      const created = await createVouchers(
+        { vouchers: selfServe.vouchers, clock },
+        { amount, count, expiresAt, note },
+      );
       request.log.info({ batchId: created.batchId, count, amount }, 'vouchers created');
       return reply.code(201).send(toCreatedVouchersView(created));
     },

@@ -32,7 +32,11 @@ export async function forgotPassword(
   if (!attempt.allowed) throw consoleErrors.tooManyAttempts(attempt.retryAfterSeconds);
   const account = await deps.accounts.findByEmail(email);
   if (account === null || account.status !== 'active') return;
-  const link = await createInvitation(deps, { accountId: account.id, purpose: 'reset', origin: input.origin });
+  const link = await createInvitation(deps, {
+    accountId: account.id,
+    purpose: 'reset',
+    origin: input.origin,
+  });
   const url = link.url.replace('/console/invite#', '/console/reset#');
   deps.outbox.post(() => deps.mailer.send(composeMail('password-reset', input.language, email, url)));
 }

@@ -1,4 +1,4 @@
-import { verifyAndSettle, type SettlementDeps } from '../../../../shared/src/payments/payment-settlement.ts';
+import { type SettlementDeps, verifyAndSettle } from '../../../../shared/src/payments/payment-settlement.ts';
 
 /** What the wallet page is told after the gateway's callback (query `payment`, `id`, `reason`). */
 export interface CallbackResult {
@@ -18,7 +18,8 @@ export async function handlePaymentCallback(
 ): Promise<CallbackResult> {
   if (settlement === undefined) return { payment: 'failed', id: null, reason: 'payments_disabled' };
   const authority = typeof query.Authority === 'string' ? query.Authority : '';
-  if (!/^[AS][A-Za-z0-9]{35}$/.test(authority)) return { payment: 'failed', id: null, reason: 'unknown_authority' };
+  if (!/^[AS][A-Za-z0-9]{35}$/.test(authority))
+    return { payment: 'failed', id: null, reason: 'unknown_authority' };
   const payment = await settlement.payments.findByAuthority(authority);
   if (payment === null) return { payment: 'failed', id: null, reason: 'unknown_authority' };
   if (payment.status === 'paid') return { payment: 'paid', id: payment.id, reason: null };
@@ -28,5 +29,9 @@ export async function handlePaymentCallback(
     return { payment: now.status, id: now.id, reason: now.reason ?? 'cancelled' };
   }
   const settled = await verifyAndSettle(settlement, payment);
-  return { payment: settled.status, id: settled.id, reason: settled.status === 'paid' ? null : settled.reason };
+  return {
+    payment: settled.status,
+    id: settled.id,
+    reason: settled.status === 'paid' ? null : settled.reason,
+  };
 }

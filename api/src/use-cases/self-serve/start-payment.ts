@@ -1,5 +1,5 @@
-import { type PaymentRecord, newPaymentId } from '../../../../shared/src/payments/payments.repository.ts';
 import type { SettlementDeps } from '../../../../shared/src/payments/payment-settlement.ts';
+import { newPaymentId, type PaymentRecord } from '../../../../shared/src/payments/payments.repository.ts';
 import { ZarinpalUnavailable } from '../../../../shared/src/payments/zarinpal-client.ts';
 import { selfServeErrors } from '../../self-serve/self-serve-errors.ts';
 
@@ -52,10 +52,18 @@ export async function startPayment(
     throw selfServeErrors.gatewayUnavailable();
   }
   if (!outcome.ok) {
-    await settlement.payments.markFailed(payment.id, `gateway_error_${Math.abs(outcome.code)}`, settlement.clock());
+    await settlement.payments.markFailed(
+      payment.id,
+      `gateway_error_${Math.abs(outcome.code)}`,
+      settlement.clock(),
+    );
     throw selfServeErrors.gatewayRefused(outcome.code, outcome.message);
   }
-  const withAuthority = await settlement.payments.setAuthority(payment.id, outcome.authority, settlement.clock());
+  const withAuthority = await settlement.payments.setAuthority(
+    payment.id,
+    outcome.authority,
+    settlement.clock(),
+  );
   return {
     payment: withAuthority ?? payment,
     redirectUrl: settlement.zarinpal.startPayUrl(outcome.authority),

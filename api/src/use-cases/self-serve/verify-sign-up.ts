@@ -33,7 +33,8 @@ export async function verifySignUp(
   let account: Awaited<ReturnType<AccountsRepository['create']>>;
   try {
     account = await deps.accounts.create({ email: pending.email, name: pending.name }, deps.clock());
-    if (account !== 'email_taken') await deps.credentials.setPassword(account.id, pending.passwordHash, deps.clock());
+    if (account !== 'email_taken')
+      await deps.credentials.setPassword(account.id, pending.passwordHash, deps.clock());
   } catch (err) {
     // A store fault: the link stays usable, so the holder can try again.
     await deps.signUps.restore(input.token, pending);
@@ -41,6 +42,10 @@ export async function verifySignUp(
   }
   if (account === 'email_taken') throw selfServeErrors.signUpLinkInvalid();
   await deps.limiter.succeeded(null, input.ip);
-  const opened = await deps.sessions.create({ role: 'holder', accountId: account.id, operatorTokenDigest: null });
+  const opened = await deps.sessions.create({
+    role: 'holder',
+    accountId: account.id,
+    operatorTokenDigest: null,
+  });
   return { ...opened, account };
 }

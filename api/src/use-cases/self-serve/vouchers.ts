@@ -1,13 +1,13 @@
 import type { Billing } from '../../../../shared/src/billing/billing.ts';
+import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { MICROS_PER_TOMAN } from '../../../../shared/src/payments/payment-settlement.ts';
 import {
   type NewVoucher,
   newVoucherCode,
   newVoucherId,
-  voucherCodeHash,
   type VouchersRepository,
+  voucherCodeHash,
 } from '../../../../shared/src/vouchers/vouchers.repository.ts';
-import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { selfServeErrors } from '../../self-serve/self-serve-errors.ts';
 
 export interface CreateVouchersInput {

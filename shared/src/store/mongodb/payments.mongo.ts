@@ -1,9 +1,5 @@
 import type { Db } from 'mongodb';
-import type {
-  PaymentRecord,
-  PaymentStatus,
-  PaymentsRepository,
-} from '../../payments/payments.repository.ts';
+import type { PaymentRecord, PaymentStatus, PaymentsRepository } from '../../payments/payments.repository.ts';
 import { declareIndexes } from './indexes.ts';
 
 /** A payment as stored: the record's fields in snake case, `_id` its id. */

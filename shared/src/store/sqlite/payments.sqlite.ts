@@ -1,9 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type {
-  PaymentRecord,
-  PaymentStatus,
-  PaymentsRepository,
-} from '../../payments/payments.repository.ts';
+import type { PaymentRecord, PaymentStatus, PaymentsRepository } from '../../payments/payments.repository.ts';
 
 interface PaymentRow {
   id: string;
@@ -101,7 +97,9 @@ export function createSqlitePaymentsRepository(db: DatabaseSync): PaymentsReposi
       return one(markFailed.get({ id, reason, now: now.getTime() }));
     },
     async listByAccount(accountId, limit) {
-      return (listByAccount.all(accountId, limit) as unknown as PaymentRow[]).map((row) => one(row) as PaymentRecord);
+      return (listByAccount.all(accountId, limit) as unknown as PaymentRow[]).map(
+        (row) => one(row) as PaymentRecord,
+      );
     },
     async listPending(createdBefore, limit) {
       return (listPending.all(createdBefore.getTime(), limit) as unknown as PaymentRow[]).map(

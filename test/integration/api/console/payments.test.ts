@@ -100,7 +100,9 @@ describe('POST /console/api/payments', () => {
     const holder = await newHolder(t.app);
     const response = await holder.agent.request('POST', '/payments', { payload: { amount } });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ error: { code: 'amount_out_of_range', type: 'invalid_request_error' } });
+    expect(response.json()).toMatchObject({
+      error: { code: 'amount_out_of_range', type: 'invalid_request_error' },
+    });
     expect(await paymentsOf(holder)).toEqual([]);
   });
 
@@ -115,9 +117,14 @@ describe('POST /console/api/payments', () => {
 
   it('needs a holder session and the CSRF token', async () => {
     const anonymous = new ConsoleAgent(t.app);
-    expect((await anonymous.request('POST', '/payments', { payload: { amount: 20_000 } })).statusCode).toBe(401);
+    expect((await anonymous.request('POST', '/payments', { payload: { amount: 20_000 } })).statusCode).toBe(
+      401,
+    );
     const holder = await newHolder(t.app);
-    const response = await holder.agent.request('POST', '/payments', { payload: { amount: 20_000 }, csrf: 'none' });
+    const response = await holder.agent.request('POST', '/payments', {
+      payload: { amount: 20_000 },
+      csrf: 'none',
+    });
     expect(response.statusCode).toBe(403);
   });
 
@@ -154,10 +161,17 @@ describe('GET /payments/zarinpal/callback', () => {
     expect(payment?.ref_id).toEqual(expect.any(Number));
     expect(payment?.paid_at).not.toBeNull();
     const verify = fake.calls.filter((c) => c.endpoint === 'verify').at(-1);
-    expect(verify?.body).toEqual({ merchant_id: merchantId, amount: 75_000, authority: authorityOf(created) });
+    expect(verify?.body).toEqual({
+      merchant_id: merchantId,
+      amount: 75_000,
+      authority: authorityOf(created),
+    });
     // Replays credit nothing more.
     for (let i = 0; i < 3; i += 1)
-      expect(await callback(`Authority=${authorityOf(created)}&Status=OK`)).toEqual({ payment: 'paid', id: created.id });
+      expect(await callback(`Authority=${authorityOf(created)}&Status=OK`)).toEqual({
+        payment: 'paid',
+        id: created.id,
+      });
     expect(await balance(holder)).toBe(75_000n * 1_000_000n);
   });
 
@@ -320,7 +334,11 @@ describe('the operator', () => {
     const holder = await newHolder(t.app);
     const first = await start(holder, 20_000);
     await start(holder, 30_000);
-    const listed = await admin<{ data: PaymentView[] }>(t.app, 'GET', `/accounts/${holder.accountId}/payments`);
+    const listed = await admin<{ data: PaymentView[] }>(
+      t.app,
+      'GET',
+      `/accounts/${holder.accountId}/payments`,
+    );
     expect(listed.data.map((p) => p.amount)).toEqual([30_000, 20_000]);
     expect(listed.data[1]?.id).toBe(first.id);
     const unknown = await t.app.inject({
@@ -331,7 +349,11 @@ describe('the operator', () => {
     expect(unknown.statusCode).toBe(404);
     const operator = new ConsoleAgent(t.app);
     await operator.signInOperator();
-    const seen = await operator.expect<{ data: PaymentView[] }>(200, 'GET', `/accounts/${holder.accountId}/payments`);
+    const seen = await operator.expect<{ data: PaymentView[] }>(
+      200,
+      'GET',
+      `/accounts/${holder.accountId}/payments`,
+    );
     expect(seen.data).toHaveLength(2);
     await operator.expect(404, 'GET', '/accounts/acct_000000000000000000000000/payments');
   });
@@ -354,7 +376,10 @@ describe('without ZARINPAL_MERCHANT_ID', () => {
     const response = await holder.agent.request('POST', '/payments', { payload: { amount: 20_000 } });
     expect(response.statusCode).toBe(404);
     expect(response.json().error.code).toBe('payments_disabled');
-    const back = await closed.app.inject({ method: 'GET', url: `/payments/zarinpal/callback?Authority=A${'0'.repeat(35)}&Status=OK` });
+    const back = await closed.app.inject({
+      method: 'GET',
+      url: `/payments/zarinpal/callback?Authority=A${'0'.repeat(35)}&Status=OK`,
+    });
     expect(back.statusCode).toBe(303);
     expect(String(back.headers.location)).toContain('reason=payments_disabled');
   });

@@ -40,7 +40,11 @@ const nextIp = () => {
 };
 
 async function signUp(agent: ConsoleAgent, payload: object, remoteAddress = nextIp(), language = 'en') {
-  return agent.request('POST', '/sign-up', { payload, remoteAddress, headers: { 'accept-language': language } });
+  return agent.request('POST', '/sign-up', {
+    payload,
+    remoteAddress,
+    headers: { 'accept-language': language },
+  });
 }
 
 describe('POST /console/api/sign-up', () => {
@@ -58,9 +62,14 @@ describe('POST /console/api/sign-up', () => {
     expect(link.startsWith('https://gw.example.test/console/verify#token=')).toBe(true);
     // No account before the link is used.
     expect(await t.services.accounts.accounts.findByEmail(email)).toBeNull();
-    const session = await agent.expect<{ role: string; account: { email: string } }>(200, 'POST', '/sign-up/verify', {
-      payload: { token: tokenOf(link) },
-    });
+    const session = await agent.expect<{ role: string; account: { email: string } }>(
+      200,
+      'POST',
+      '/sign-up/verify',
+      {
+        payload: { token: tokenOf(link) },
+      },
+    );
     expect(session).toMatchObject({ role: 'holder', account: { email } });
     const account = await t.services.accounts.accounts.findByEmail(email);
     expect(account).toMatchObject({ status: 'active', name: 'New Holder' });
@@ -68,7 +77,9 @@ describe('POST /console/api/sign-up', () => {
     // Signed in: the holder's own routes answer.
     await agent.expect(200, 'GET', '/payments');
     // The link works once.
-    const again = await new ConsoleAgent(t.app).request('POST', '/sign-up/verify', { payload: { token: tokenOf(link) } });
+    const again = await new ConsoleAgent(t.app).request('POST', '/sign-up/verify', {
+      payload: { token: tokenOf(link) },
+    });
     expect(again.statusCode).toBe(400);
     expect(again.json().error.code).toBe('invitation_invalid');
     // The password chosen at sign-up signs in.
@@ -79,7 +90,12 @@ describe('POST /console/api/sign-up', () => {
   it('answers a taken email the same (202) and mails its holder instead, in Persian', async () => {
     const holder = await newHolder(t.app);
     const agent = new ConsoleAgent(t.app);
-    const taken = await signUp(agent, { email: holder.email, password: PASSWORD }, nextIp(), 'fa-IR,fa;q=0.9');
+    const taken = await signUp(
+      agent,
+      { email: holder.email, password: PASSWORD },
+      nextIp(),
+      'fa-IR,fa;q=0.9',
+    );
     const free = await signUp(agent, { email: fresh(), password: PASSWORD }, nextIp(), 'fa');
     expect(taken.statusCode).toBe(202);
     expect(taken.body).toBe(free.body);
@@ -121,8 +137,12 @@ describe('POST /console/api/sign-up', () => {
     await signUp(agent, { email, password: PASSWORD });
     const mails = await inbox.waitFor(email, 2);
     const tokens = mails.map((m) => tokenOf(linkIn(m)));
-    const first = await new ConsoleAgent(t.app).request('POST', '/sign-up/verify', { payload: { token: tokens[0] } });
-    const second = await new ConsoleAgent(t.app).request('POST', '/sign-up/verify', { payload: { token: tokens[1] } });
+    const first = await new ConsoleAgent(t.app).request('POST', '/sign-up/verify', {
+      payload: { token: tokens[0] },
+    });
+    const second = await new ConsoleAgent(t.app).request('POST', '/sign-up/verify', {
+      payload: { token: tokens[1] },
+    });
     expect([first.statusCode, second.statusCode]).toEqual([200, 400]);
   });
 
@@ -131,7 +151,8 @@ describe('POST /console/api/sign-up', () => {
     const agent = new ConsoleAgent(t.app);
     const address = nextIp();
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i += 1) statuses.push((await signUp(agent, { email, password: PASSWORD }, address)).statusCode);
+    for (let i = 0; i < 11; i += 1)
+      statuses.push((await signUp(agent, { email, password: PASSWORD }, address)).statusCode);
     expect(statuses.slice(0, 10).every((s) => s === 202)).toBe(true);
     expect(statuses[10]).toBe(429);
   });
@@ -146,7 +167,10 @@ describe('POST /console/api/password/forgot', () => {
       remoteAddress: nextIp(),
       headers: { 'accept-language': 'en' },
     });
-    const unknown = await agent.request('POST', '/password/forgot', { payload: { email: fresh() }, remoteAddress: nextIp() });
+    const unknown = await agent.request('POST', '/password/forgot', {
+      payload: { email: fresh() },
+      remoteAddress: nextIp(),
+    });
     expect(known.statusCode).toBe(202);
     expect(unknown.statusCode).toBe(202);
     expect(known.body).toBe(unknown.body);
@@ -156,7 +180,9 @@ describe('POST /console/api/password/forgot', () => {
     const link = linkIn(mail);
     expect(link.startsWith('https://gw.example.test/console/reset#token=')).toBe(true);
     const reset = new ConsoleAgent(t.app);
-    await reset.expect(200, 'POST', '/password/set', { payload: { token: tokenOf(link), password: 'a brand new password' } });
+    await reset.expect(200, 'POST', '/password/set', {
+      payload: { token: tokenOf(link), password: 'a brand new password' },
+    });
     const again = await new ConsoleAgent(t.app).request('POST', '/password/set', {
       payload: { token: tokenOf(link), password: 'yet another password' },
     });
@@ -194,10 +220,16 @@ describe('SIGNUP_MODE=invite (the default)', () => {
 
   it('refuses sign-ups with 403 sign_up_closed and tells the page', async () => {
     const agent = new ConsoleAgent(closed.app);
-    const response = await agent.request('POST', '/sign-up', { payload: { email: fresh(), password: PASSWORD } });
+    const response = await agent.request('POST', '/sign-up', {
+      payload: { email: fresh(), password: PASSWORD },
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json().error.code).toBe('sign_up_closed');
-    const settings = await agent.expect<{ sign_up: string; payments: { enabled: boolean } }>(200, 'GET', '/self-serve');
+    const settings = await agent.expect<{ sign_up: string; payments: { enabled: boolean } }>(
+      200,
+      'GET',
+      '/self-serve',
+    );
     expect(settings).toMatchObject({ sign_up: 'invite', payments: { enabled: false } });
   });
 });

@@ -46,7 +46,9 @@ describe('POST /admin/v1/vouchers', () => {
     expect(listed.statusCode).toBe(200);
     const text = listed.body;
     for (const code of batch.codes) expect(text).not.toContain(code);
-    expect(listed.json().data.filter((v: { batch_id: string }) => v.batch_id === batch.batch_id)).toHaveLength(3);
+    expect(
+      listed.json().data.filter((v: { batch_id: string }) => v.batch_id === batch.batch_id),
+    ).toHaveLength(3);
   });
 
   it.each([
@@ -70,7 +72,11 @@ describe('POST /admin/v1/vouchers', () => {
   });
 
   it('needs the operator token (401)', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/admin/v1/vouchers', payload: { amount: 1, count: 1 } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/vouchers',
+      payload: { amount: 1, count: 1 },
+    });
     expect(response.statusCode).toBe(401);
   });
 });
@@ -95,8 +101,9 @@ describe('POST /console/api/vouchers/redeem', () => {
     const unknown = await redeem(holder, 'ZZZZ-ZZZZ-ZZZZ-ZZZZ');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.code).toBe('voucher_not_found');
-    const [code] = (await makeVouchers({ amount: 1_000, count: 1, expires_at: new Date(Date.now() + 300).toISOString() }))
-      .codes;
+    const [code] = (
+      await makeVouchers({ amount: 1_000, count: 1, expires_at: new Date(Date.now() + 300).toISOString() })
+    ).codes;
     await new Promise((resolve) => setTimeout(resolve, 400));
     const expired = await redeem(holder, code);
     expect(expired.statusCode).toBe(404);
@@ -121,10 +128,13 @@ describe('POST /console/api/vouchers/redeem', () => {
     const holder = await newHolder(t.app);
     expect((await holder.agent.request('POST', '/vouchers/redeem', { payload: {} })).statusCode).toBe(400);
     expect(
-      (await holder.agent.request('POST', '/vouchers/redeem', { payload: { code: 'X', amount: 5 } })).statusCode,
+      (await holder.agent.request('POST', '/vouchers/redeem', { payload: { code: 'X', amount: 5 } }))
+        .statusCode,
     ).toBe(400);
     const anonymous = new ConsoleAgent(t.app);
-    expect((await anonymous.request('POST', '/vouchers/redeem', { payload: { code: 'X' } })).statusCode).toBe(401);
+    expect((await anonymous.request('POST', '/vouchers/redeem', { payload: { code: 'X' } })).statusCode).toBe(
+      401,
+    );
   });
 });
 
@@ -132,7 +142,9 @@ describe('the operator console', () => {
   it('creates vouchers and lists them used and unused, never with the code', async () => {
     const operator = new ConsoleAgent(t.app);
     await operator.signInOperator();
-    const batch = await operator.expect<Batch>(201, 'POST', '/vouchers', { payload: { amount: 20_000, count: 2 } });
+    const batch = await operator.expect<Batch>(201, 'POST', '/vouchers', {
+      payload: { amount: 20_000, count: 2 },
+    });
     expect(batch.codes).toHaveLength(2);
     const holder = await newHolder(t.app);
     expect((await redeem(holder, batch.codes[0])).statusCode).toBe(200);

@@ -38,7 +38,11 @@ describeEachStore('payments repository', (store, kind) => {
 
   it('moves to paid once, with ref_id and card; a paid payment is not failed', async () => {
     const payment = await create();
-    const paid = await store().payments.markPaid(payment.id, { refId: 201, cardPan: '502229******5995' }, later(5));
+    const paid = await store().payments.markPaid(
+      payment.id,
+      { refId: 201, cardPan: '502229******5995' },
+      later(5),
+    );
     expect(paid).toMatchObject({ status: 'paid', refId: 201, cardPan: '502229******5995', paidAt: later(5) });
     expect(await store().payments.markPaid(payment.id, { refId: 202, cardPan: null }, later(6))).toBeNull();
     expect(await store().payments.markFailed(payment.id, 'cancelled', later(7))).toBeNull();
@@ -85,7 +89,11 @@ describeEachStore('payments repository', (store, kind) => {
     const other = await store().connectAgain();
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        (i % 2 === 0 ? store().payments : other.payments).markPaid(payment.id, { refId: i, cardPan: null }, later(i)),
+        (i % 2 === 0 ? store().payments : other.payments).markPaid(
+          payment.id,
+          { refId: i, cardPan: null },
+          later(i),
+        ),
       ),
     );
     expect(results.filter((r) => r !== null)).toHaveLength(1);

@@ -1,5 +1,9 @@
 import { expect, it } from 'vitest';
-import { newVoucherCode, newVoucherId, voucherCodeHash } from '../../../../shared/src/vouchers/vouchers.repository.ts';
+import {
+  newVoucherCode,
+  newVoucherId,
+  voucherCodeHash,
+} from '../../../../shared/src/vouchers/vouchers.repository.ts';
 import { describeEachStore, JONGODB_RACES } from './store-under-test.ts';
 
 const now = new Date('2030-01-01T00:00:00.000Z');
@@ -10,7 +14,16 @@ describeEachStore('vouchers repository', (store, kind) => {
     const code = newVoucherCode();
     const id = newVoucherId('vch');
     await store().vouchers.createMany(
-      [{ id, batchId: newVoucherId('vbt'), codeHash: voucherCodeHash(code), amountToman, note: 'n', expiresAt }],
+      [
+        {
+          id,
+          batchId: newVoucherId('vbt'),
+          codeHash: voucherCodeHash(code),
+          amountToman,
+          note: 'n',
+          expiresAt,
+        },
+      ],
       at,
     );
     return { code, id };
@@ -19,15 +32,25 @@ describeEachStore('vouchers repository', (store, kind) => {
   it('redeems a code once; then it is used, by whom and when', async () => {
     const { code, id } = await make(5_000);
     const first = await store().vouchers.redeem(voucherCodeHash(code), 'acct_a', later(1));
-    expect(first).toMatchObject({ outcome: 'redeemed', voucher: { id, amountToman: 5_000, redeemedBy: 'acct_a' } });
+    expect(first).toMatchObject({
+      outcome: 'redeemed',
+      voucher: { id, amountToman: 5_000, redeemedBy: 'acct_a' },
+    });
     const second = await store().vouchers.redeem(voucherCodeHash(code), 'acct_b', later(2));
-    expect(second).toMatchObject({ outcome: 'used', voucher: { redeemedBy: 'acct_a', redeemedAt: later(1) } });
+    expect(second).toMatchObject({
+      outcome: 'used',
+      voucher: { redeemedBy: 'acct_a', redeemedAt: later(1) },
+    });
   });
 
   it('answers not_found for an unknown code and an expired one', async () => {
-    expect(await store().vouchers.redeem(voucherCodeHash('NOPE'), 'acct_a', now)).toEqual({ outcome: 'not_found' });
+    expect(await store().vouchers.redeem(voucherCodeHash('NOPE'), 'acct_a', now)).toEqual({
+      outcome: 'not_found',
+    });
     const { code } = await make(1_000, later(10));
-    expect(await store().vouchers.redeem(voucherCodeHash(code), 'acct_a', later(10))).toEqual({ outcome: 'not_found' });
+    expect(await store().vouchers.redeem(voucherCodeHash(code), 'acct_a', later(10))).toEqual({
+      outcome: 'not_found',
+    });
   });
 
   it('hashes codes ignoring case, spaces and dashes', () => {
@@ -54,7 +77,11 @@ describeEachStore('vouchers repository', (store, kind) => {
     const other = await store().connectAgain();
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        (i % 2 === 0 ? store().vouchers : other.vouchers).redeem(voucherCodeHash(code), `acct_${i}`, later(1)),
+        (i % 2 === 0 ? store().vouchers : other.vouchers).redeem(
+          voucherCodeHash(code),
+          `acct_${i}`,
+          later(1),
+        ),
       ),
     );
     expect(results.filter((r) => r.outcome === 'redeemed')).toHaveLength(1);

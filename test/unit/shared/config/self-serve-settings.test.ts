@@ -50,14 +50,20 @@ describe('sign-up, mail and payment settings', () => {
       PAYMENT_MAX_TOMAN: '9000',
     });
     expect(config.signupMode).toBe('open');
-    expect(config.mail).toEqual({ smtpUrl: 'smtps://user:pass@mail.example.com:465', from: 'GW <gw@example.com>', dir: '/tmp/mail' });
+    expect(config.mail).toEqual({
+      smtpUrl: 'smtps://user:pass@mail.example.com:465',
+      from: 'GW <gw@example.com>',
+      dir: '/tmp/mail',
+    });
     expect(config.payments).toMatchObject({ minToman: 5000, maxToman: 9000 });
   });
 
   it('names every bad setting', () => {
     expect(problemsOf({ SIGNUP_MODE: 'everyone' })[0]).toMatch(/^SIGNUP_MODE/);
     expect(problemsOf({ SMTP_URL: 'http://mail' })[0]).toMatch(/^SMTP_URL must be a URL starting with smtp:/);
-    expect(problemsOf({ ZARINPAL_MERCHANT_ID: 'short' })[0]).toMatch(/^ZARINPAL_MERCHANT_ID must be the 36-character/);
+    expect(problemsOf({ ZARINPAL_MERCHANT_ID: 'short' })[0]).toMatch(
+      /^ZARINPAL_MERCHANT_ID must be the 36-character/,
+    );
     expect(problemsOf({ ZARINPAL_BASE_URL: 'ftp://x' })[0]).toMatch(/^ZARINPAL_BASE_URL/);
     expect(problemsOf({ PAYMENT_MIN_TOMAN: '1.5' })[0]).toMatch(/^PAYMENT_MIN_TOMAN must be a whole number/);
     expect(problemsOf({ PAYMENT_MIN_TOMAN: '20', PAYMENT_MAX_TOMAN: '10' })).toEqual([
