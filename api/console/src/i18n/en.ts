@@ -56,7 +56,7 @@ export const en = {
   'signin.token_hint': 'The ADMIN_TOKEN the gateway was started with.',
   'signin.submit_operator': 'Sign in as operator',
   'signin.no_password':
-    'No password yet, or forgot it? Ask the operator for an invitation or reset link: the gateway sends no email.',
+    'Invited but no password yet? Open the invitation link the operator sent you.',
 
   'invite.title': 'Set your password',
   'invite.reset_title': 'Choose a new password',

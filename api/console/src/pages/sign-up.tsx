@@ -159,11 +159,13 @@ export function CheckMailPage() {
 export function VerifyPage() {
   const { t } = useI18n();
   const { route } = useLocation();
-  const { signedIn } = useSession();
+  const { state, signedIn } = useSession();
   const [token] = useState(takeToken);
   const [error, setError] = useState<unknown>();
+  // After the page's own session check: its answer (signed out) must not replace the new session.
+  const checked = state.status !== 'checking';
   useEffect(() => {
-    if (token === undefined) return;
+    if (token === undefined || !checked) return;
     let cancelled = false;
     verifySignUp(token)
       .then((session) => {
@@ -177,7 +179,7 @@ export function VerifyPage() {
     return () => {
       cancelled = true;
     };
-  }, [token]);
+  }, [token, checked]);
   return (
     <section class="narrow">
       <PageHeader title={t('verify.title')} />
