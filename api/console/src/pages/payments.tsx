@@ -256,7 +256,7 @@ export function RedeemCard({ onRedeemed }: { onRedeemed: () => void }) {
   return (
     <section class="card" aria-labelledby="redeem-title" data-testid="redeem">
       <h2 id="redeem-title">{t('wallet.redeem_title')}</h2>
-      <form class="form form-inline" onSubmit={submit}>
+      <form class="form" onSubmit={submit}>
         <Field label={t('wallet.redeem_code')}>
           {(id) => (
             <input

@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.ts';
+import { verifySignUp } from '../../use-cases/self-serve/verify-sign-up.ts';
 import { operatorAccountsRoutes } from './accounts.route.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 import { keysRoutes } from './keys.route.ts';
@@ -41,6 +42,16 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
     adminToken: deps.config.adminToken,
     clock: deps.accounts.clock,
     timeZone: deps.config.billing.timeZone,
+    verifySignUpLink: (token: string, password: string, ip: string) =>
+      verifySignUp(
+        {
+          ...deps.selfServe,
+          ...deps.console,
+          accounts: deps.accounts.accounts,
+          clock: deps.accounts.clock,
+        },
+        { token, password, ip },
+      ),
   };
   await app.register(signInRoutes, sessionDeps);
   await app.register(currentSessionRoutes, sessionDeps);

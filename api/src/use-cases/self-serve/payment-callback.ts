@@ -1,4 +1,5 @@
 import { type SettlementDeps, verifyAndSettle } from '../../../../shared/src/payments/payment-settlement.ts';
+import { AUTHORITY } from '../../../../shared/src/payments/zarinpal-client.ts';
 
 /** What the wallet page is told after the gateway's callback (query `payment`, `id`, `reason`). */
 export interface CallbackResult {
@@ -18,8 +19,7 @@ export async function handlePaymentCallback(
 ): Promise<CallbackResult> {
   if (settlement === undefined) return { payment: 'failed', id: null, reason: 'payments_disabled' };
   const authority = typeof query.Authority === 'string' ? query.Authority : '';
-  if (!/^[AS][A-Za-z0-9]{35}$/.test(authority))
-    return { payment: 'failed', id: null, reason: 'unknown_authority' };
+  if (!AUTHORITY.test(authority)) return { payment: 'failed', id: null, reason: 'unknown_authority' };
   const payment = await settlement.payments.findByAuthority(authority);
   if (payment === null) return { payment: 'failed', id: null, reason: 'unknown_authority' };
   if (payment.status === 'paid') return { payment: 'paid', id: payment.id, reason: null };

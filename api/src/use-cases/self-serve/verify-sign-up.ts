@@ -1,6 +1,7 @@
 import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { CredentialsRepository } from '../../../../shared/src/accounts/credentials.repository.ts';
 import { consoleErrors } from '../../console/console-errors.ts';
+import type { PasswordHasher } from '../../console/password-hasher.ts';
 import type { SessionStore } from '../../console/session-store.ts';
 import type { SignInLimiter } from '../../console/sign-in-limiter.ts';
 import type { PendingSignUps } from '../../self-serve/pending-sign-ups.ts';
@@ -14,6 +15,8 @@ export interface VerifySignUpDeps {
   readonly sessions: Pick<SessionStore, 'create'>;
   readonly limiter: Pick<SignInLimiter, 'attempt' | 'succeeded'>;
   readonly clock: () => Date;
+  /** Hashes a password given with the link (`POST /password/set` with a sign-up link). */
+  readonly hasher?: Pick<PasswordHasher, 'hash'>;
 }
 
 /**
@@ -24,12 +27,17 @@ export interface VerifySignUpDeps {
  */
 export async function verifySignUp(
   deps: VerifySignUpDeps,
-  input: { token: string; ip: string },
+  input: { token: string; ip: string; password?: string },
 ): Promise<OpenedSession> {
   const attempt = await deps.limiter.attempt(null, input.ip);
   if (!attempt.allowed) throw consoleErrors.tooManyAttempts(attempt.retryAfterSeconds);
-  const pending = await deps.signUps.take(input.token);
-  if (pending === null) throw selfServeErrors.signUpLinkInvalid();
+  const taken = await deps.signUps.take(input.token);
+  if (taken === null) throw selfServeErrors.signUpLinkInvalid();
+  // A password sent with the link replaces the one chosen at sign-up.
+  const pending =
+    input.password === undefined || deps.hasher === undefined
+      ? taken
+      : { ...taken, passwordHash: await deps.hasher.hash(input.password) };
   let account: Awaited<ReturnType<AccountsRepository['create']>>;
   try {
     account = await deps.accounts.create({ email: pending.email, name: pending.name }, deps.clock());

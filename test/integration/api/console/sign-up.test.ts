@@ -121,6 +121,23 @@ describe('POST /console/api/sign-up', () => {
     }
   });
 
+  it('also opens the account through POST /password/set with the link and a new password', async () => {
+    const email = fresh();
+    const agent = new ConsoleAgent(t.app);
+    await signUp(agent, { email, password: PASSWORD });
+    const [mail] = await inbox.waitFor(email);
+    if (mail === undefined) throw new Error('no mail');
+    const session = await agent.expect<{ account: { email: string } }>(200, 'POST', '/password/set', {
+      payload: { token: tokenOf(linkIn(mail)), password: 'another good password' },
+    });
+    expect(session.account.email).toBe(email);
+    expect((await new ConsoleAgent(t.app).signIn(email, 'another good password')).statusCode).toBe(200);
+    const again = await new ConsoleAgent(t.app).request('POST', '/password/set', {
+      payload: { token: tokenOf(linkIn(mail)), password: 'another good password' },
+    });
+    expect(again.statusCode).toBe(400);
+  });
+
   it('refuses an unknown or forged verification token with 400', async () => {
     const agent = new ConsoleAgent(t.app);
     const response = await agent.request('POST', '/sign-up/verify', { payload: { token: 'forged' } });
