@@ -6,6 +6,7 @@ import type { SettlementDeps } from '../../../shared/src/payments/payment-settle
 import { createZarinpalClient } from '../../../shared/src/payments/zarinpal-client.ts';
 import type { Redis } from '../../../shared/src/redis/redis.ts';
 import type { Store } from '../../../shared/src/store/store.ts';
+import { createSignInLimiter, type SignInLimiter } from '../console/sign-in-limiter.ts';
 import { createPendingSignUps, type PendingSignUps } from './pending-sign-ups.ts';
 
 /** Sign-up, reset by email, top-ups through Zarinpal and vouchers (docs/payments.md, docs/console.md). */
@@ -13,6 +14,12 @@ export interface SelfServeServices {
   readonly signupMode: Config['signupMode'];
   readonly mailer: Mailer;
   readonly signUps: PendingSignUps;
+  /**
+   * Sign-ups and forgotten-password mails, counted per email and per IP with the limits of
+   * sign-in but in counters of their own (a burst of sign-ups leaves the address's sign-ins alone).
+   */
+  readonly signUpLimiter: SignInLimiter;
+  readonly forgotLimiter: SignInLimiter;
   readonly payments: Store['payments'];
   readonly vouchers: Store['vouchers'];
   /** Set when `ZARINPAL_MERCHANT_ID` is: the gateway and what settles its payments. */
@@ -60,6 +67,14 @@ export function createSelfServeServices(deps: SelfServeDeps): SelfServeServices 
     signupMode: config.signupMode,
     mailer: createMailer(config.mail, deps.logger),
     signUps: createPendingSignUps(deps.redis, `${config.queues.prefix}:console:`),
+    signUpLimiter: createSignInLimiter({
+      redis: deps.redis,
+      keyPrefix: `${config.queues.prefix}:console:sign-up:`,
+    }),
+    forgotLimiter: createSignInLimiter({
+      redis: deps.redis,
+      keyPrefix: `${config.queues.prefix}:console:forgot:`,
+    }),
     payments: deps.store.payments,
     vouchers: deps.store.vouchers,
     settlement:

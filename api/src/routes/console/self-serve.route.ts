@@ -125,7 +125,7 @@ export async function signUpRoutes(app: FastifyInstance, deps: ConsoleDeps): Pro
     { schema: { body: signUpBody, response: responses({ 202: accepted }) } },
     async (request, reply) => {
       await signUp(
-        { ...selfServe, ...services, accounts: deps.accounts.accounts },
+        { ...selfServe, ...services, limiter: selfServe.signUpLimiter, accounts: deps.accounts.accounts },
         { ...request.body, ip: request.ip, language: languageOf(request), origin: origin(request) },
       );
       return reply.code(202).send({ status: 'check_your_mail' });
@@ -162,7 +162,13 @@ export async function signUpRoutes(app: FastifyInstance, deps: ConsoleDeps): Pro
     { schema: { body: forgotBody, response: responses({ 202: accepted }) } },
     async (request, reply) => {
       await forgotPassword(
-        { ...selfServe, ...services, accounts: deps.accounts.accounts, clock: deps.accounts.clock },
+        {
+          ...selfServe,
+          ...services,
+          limiter: selfServe.forgotLimiter,
+          accounts: deps.accounts.accounts,
+          clock: deps.accounts.clock,
+        },
         { email: request.body.email, ip: request.ip, language: languageOf(request), origin: origin(request) },
       );
       return reply.code(202).send({ status: 'check_your_mail' });

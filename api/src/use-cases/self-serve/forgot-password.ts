@@ -28,7 +28,7 @@ export async function forgotPassword(
   input: { email: string; ip: string; language: MailLanguage; origin: string },
 ): Promise<void> {
   const email = parseEmail(input.email);
-  const attempt = await deps.limiter.attempt(`forgot:${email}`, input.ip);
+  const attempt = await deps.limiter.attempt(email, input.ip);
   if (!attempt.allowed) throw consoleErrors.tooManyAttempts(attempt.retryAfterSeconds);
   const account = await deps.accounts.findByEmail(email);
   if (account === null || account.status !== 'active') return;

@@ -31,9 +31,6 @@ export interface SignUpInput {
   readonly origin: string;
 }
 
-/** The limiter's identity of sign-ups of an email (counted apart from its sign-ins). */
-export const signUpIdentity = (email: string) => `sign-up:${email}`;
-
 /**
  * Starts a sign-up. Answers the same (nothing; the route says 202) whether or not the email has an
  * account: a free address gets a verification link (one-time, 24 h; the account is made when it is
@@ -47,7 +44,7 @@ export async function signUp(deps: SignUpDeps, input: SignUpInput): Promise<void
   const email = parseEmail(input.email);
   const name = parseAccountName(input.name);
   checkPasswordRules(input.password);
-  const attempt = await deps.limiter.attempt(signUpIdentity(email), input.ip);
+  const attempt = await deps.limiter.attempt(email, input.ip);
   if (!attempt.allowed) throw consoleErrors.tooManyAttempts(attempt.retryAfterSeconds);
   const passwordHash = await deps.hasher.hash(input.password);
   const existing = await deps.accounts.findByEmail(email);

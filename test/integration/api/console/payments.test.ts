@@ -115,6 +115,13 @@ describe('POST /console/api/payments', () => {
     }
   });
 
+  it('refuses a bad list limit with 400', async () => {
+    const holder = await newHolder(t.app);
+    for (const limit of ['0', '201', 'many'])
+      expect((await holder.agent.request('GET', `/payments?limit=${limit}`)).statusCode, limit).toBe(400);
+    await holder.agent.expect(200, 'GET', '/payments?limit=5');
+  });
+
   it('needs a holder session and the CSRF token', async () => {
     const anonymous = new ConsoleAgent(t.app);
     expect((await anonymous.request('POST', '/payments', { payload: { amount: 20_000 } })).statusCode).toBe(

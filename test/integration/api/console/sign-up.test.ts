@@ -172,6 +172,26 @@ describe('POST /console/api/sign-up', () => {
       statuses.push((await signUp(agent, { email, password: PASSWORD }, address)).statusCode);
     expect(statuses.slice(0, 10).every((s) => s === 202)).toBe(true);
     expect(statuses[10]).toBe(429);
+    // Counted apart from sign-ins: the address still signs in.
+    const holder = await newHolder(t.app);
+    expect((await new ConsoleAgent(t.app).signIn(holder.email, holder.password, address)).statusCode).toBe(
+      200,
+    );
+  });
+
+  it('limits forgotten-password mails per email (429)', async () => {
+    const holder = await newHolder(t.app);
+    const address = nextIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i += 1) {
+      const response = await new ConsoleAgent(t.app).request('POST', '/password/forgot', {
+        payload: { email: holder.email },
+        remoteAddress: address,
+      });
+      statuses.push(response.statusCode);
+    }
+    expect(statuses.slice(0, 10).every((s) => s === 202)).toBe(true);
+    expect(statuses[10]).toBe(429);
   });
 });
 

@@ -71,6 +71,17 @@ describe('POST /admin/v1/vouchers', () => {
     expect(response.json().error.type).toBe('invalid_request_error');
   });
 
+  it('refuses a bad list query with 400', async () => {
+    for (const query of ['status=sold', 'limit=0', 'limit=x', 'other=1']) {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/admin/v1/vouchers?${query}`,
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
+      expect(response.statusCode, query).toBe(400);
+    }
+  });
+
   it('needs the operator token (401)', async () => {
     const response = await t.app.inject({
       method: 'POST',
