@@ -14,7 +14,14 @@ import { TEST_ADMIN_TOKEN } from '../helpers/admin-client.ts';
 import { type ListeningApp, startListeningApp } from '../helpers/listening-app.ts';
 import { linkIn, type SmtpInbox, startSmtpInbox } from '../helpers/smtp-inbox.ts';
 import { ensureConsoleForTests } from '../setup/console-build.ts';
-import { type Lang, launchChromium, newContext, settled, takeBrowserLock, watchPageErrors } from './support/browser.ts';
+import {
+  type Lang,
+  launchChromium,
+  newContext,
+  settled,
+  takeBrowserLock,
+  watchPageErrors,
+} from './support/browser.ts';
 import { adminCall } from './support/gateway.ts';
 
 const SHOTS = join(import.meta.dirname, '..', '..', 'screenshots', '39');
@@ -71,7 +78,10 @@ describe('web console: sign-up, top-up and vouchers', { timeout: 180_000 }, () =
   ] as const satisfies readonly (readonly [Lang, number])[]) {
     it(`signs up, verifies from the mail, tops up through StartPay and redeems (${lang}, ${width} px)`, async () => {
       const size = width === 375 ? 'phone' : 'desktop';
-      const context = await newContext(browser, gateway.origin, lang, { width, height: width === 375 ? 800 : 900 });
+      const context = await newContext(browser, gateway.origin, lang, {
+        width,
+        height: width === 375 ? 800 : 900,
+      });
       const page = await context.newPage();
       const problems = watchPageErrors(page);
       const words = TEXT[lang];
@@ -93,7 +103,9 @@ describe('web console: sign-up, top-up and vouchers', { timeout: 180_000 }, () =
 
       const [mail] = await inbox.waitFor(email);
       if (mail === undefined) throw new Error('no verification mail');
-      expect(mail.parsed.html ? String(mail.parsed.html) : '').toContain(lang === 'fa' ? 'dir="rtl"' : 'dir="ltr"');
+      expect(mail.parsed.html ? String(mail.parsed.html) : '').toContain(
+        lang === 'fa' ? 'dir="rtl"' : 'dir="ltr"',
+      );
       await page.goto(linkIn(mail));
       await page.waitForURL('**/console/wallet');
       await settled(page);
@@ -101,7 +113,10 @@ describe('web console: sign-up, top-up and vouchers', { timeout: 180_000 }, () =
       await shot(page, `${lang}-${size}-wallet-new`);
 
       // Top up: a preset, then the gateway's page, "Pay", back on the wallet credited.
-      await page.getByTestId('top-up').getByRole('button', { name: lang === 'fa' ? '۱۰۰٬۰۰۰' : '100,000' }).click();
+      await page
+        .getByTestId('top-up')
+        .getByRole('button', { name: lang === 'fa' ? '۱۰۰٬۰۰۰' : '100,000' })
+        .click();
       await page.getByTestId('top-up-submit').click();
       await page.waitForURL(`${fake.baseUrl}/pg/StartPay/**`);
       await shot(page, `${lang}-${size}-startpay`);
@@ -114,7 +129,9 @@ describe('web console: sign-up, top-up and vouchers', { timeout: 180_000 }, () =
       const accountId = account?.id ?? '';
       const balance = await adminCall<{ balance: number }>(gateway.origin, 'GET', `/accounts/${accountId}`);
       expect(balance.balance).toBe(100_000);
-      await expect.poll(() => page.getByTestId('payments-table').locator('tr[data-status=paid]').count()).toBe(1);
+      await expect
+        .poll(() => page.getByTestId('payments-table').locator('tr[data-status=paid]').count())
+        .toBe(1);
       await shot(page, `${lang}-${size}-wallet-paid`);
 
       // The receipt.
@@ -125,8 +142,14 @@ describe('web console: sign-up, top-up and vouchers', { timeout: 180_000 }, () =
       await page.keyboard.press('Escape');
 
       // A voucher.
-      const batch = await adminCall<{ codes: string[] }>(gateway.origin, 'POST', '/vouchers', { amount: 25_000, count: 1 });
-      await page.getByTestId('redeem').locator('input[name=code]').fill(batch.codes[0] ?? '');
+      const batch = await adminCall<{ codes: string[] }>(gateway.origin, 'POST', '/vouchers', {
+        amount: 25_000,
+        count: 1,
+      });
+      await page
+        .getByTestId('redeem')
+        .locator('input[name=code]')
+        .fill(batch.codes[0] ?? '');
       await page.getByTestId('redeem').getByRole('button', { name: words.redeem }).click();
       await page.getByTestId('redeemed').waitFor();
       await settled(page);
@@ -135,7 +158,10 @@ describe('web console: sign-up, top-up and vouchers', { timeout: 180_000 }, () =
       await shot(page, `${lang}-${size}-redeemed`);
 
       // The same code again: 409, said in the page's language.
-      await page.getByTestId('redeem').locator('input[name=code]').fill(batch.codes[0] ?? '');
+      await page
+        .getByTestId('redeem')
+        .locator('input[name=code]')
+        .fill(batch.codes[0] ?? '');
       await page.getByTestId('redeem').getByRole('button', { name: words.redeem }).click();
       await page.getByTestId('redeem').getByRole('alert').first().waitFor();
       await shot(page, `${lang}-${size}-redeem-used`);
@@ -149,9 +175,9 @@ describe('web console: sign-up, top-up and vouchers', { timeout: 180_000 }, () =
       await page.getByTestId('payment-result').waitFor();
       await settled(page);
       await shot(page, `${lang}-${size}-wallet-cancelled`);
-      expect((await adminCall<{ balance: number }>(gateway.origin, 'GET', `/accounts/${accountId}`)).balance).toBe(
-        125_000,
-      );
+      expect(
+        (await adminCall<{ balance: number }>(gateway.origin, 'GET', `/accounts/${accountId}`)).balance,
+      ).toBe(125_000);
       const failures = await gateway.services.billing.checkLedger();
       expect(failures).toEqual([]);
       expect(problems).toEqual([]);

@@ -55,8 +55,7 @@ export const en = {
   'signin.token': 'Operator token',
   'signin.token_hint': 'The ADMIN_TOKEN the gateway was started with.',
   'signin.submit_operator': 'Sign in as operator',
-  'signin.no_password':
-    'Invited but no password yet? Open the invitation link the operator sent you.',
+  'signin.no_password': 'Invited but no password yet? Open the invitation link the operator sent you.',
 
   'invite.title': 'Set your password',
   'invite.reset_title': 'Choose a new password',

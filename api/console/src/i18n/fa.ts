@@ -57,8 +57,7 @@ export const fa: Record<MessageKey, string> = {
   'signin.token': 'توکن اپراتور',
   'signin.token_hint': 'همان ADMIN_TOKEN که درگاه با آن راه‌اندازی شده است.',
   'signin.submit_operator': 'ورود به عنوان اپراتور',
-  'signin.no_password':
-    'دعوت شده‌اید ولی هنوز گذرواژه ندارید؟ پیوند دعوتی را که اپراتور فرستاده باز کنید.',
+  'signin.no_password': 'دعوت شده‌اید ولی هنوز گذرواژه ندارید؟ پیوند دعوتی را که اپراتور فرستاده باز کنید.',
 
   'invite.title': 'تعیین گذرواژه',
   'invite.reset_title': 'انتخاب گذرواژهٔ تازه',
