@@ -33,7 +33,8 @@ export function SignUpPage() {
 }
 
 function SignUpForm() {
-  const { t } = useI18n();
+  const { t, format } = useI18n();
+  const n = format.number(MIN_PASSWORD_LENGTH);
   const { route } = useLocation();
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
@@ -90,8 +91,8 @@ function SignUpForm() {
       </Field>
       <Field
         label={t('invite.password')}
-        hint={t('invite.password_hint', { n: MIN_PASSWORD_LENGTH })}
-        error={touched && tooShort ? t('invite.too_short', { n: MIN_PASSWORD_LENGTH }) : undefined}
+        hint={t('invite.password_hint', { n })}
+        error={touched && tooShort ? t('invite.too_short', { n }) : undefined}
       >
         {(id, describedBy) => (
           <input
