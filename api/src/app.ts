@@ -8,6 +8,7 @@ import Fastify, {
 import { inFlightGraceMs } from '../../shared/src/runtime/shutdown.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import type { AppDeps } from './app-deps.ts';
+import { channelAdminOf } from './channels/channel-admin-of.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
 import { registerOpenApi } from './openapi/lazy-docs.ts';
 import { registerBodyReadDeadline } from './plugins/body-read-deadline.ts';
@@ -26,6 +27,7 @@ import { generateRequestId, registerRequestContext } from './plugins/request-con
 import { requestLoggerFactory } from './plugins/request-logger.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
+import { adminChannelsRoutes } from './routes/admin/channels.route.ts';
 import { adminInvitationsRoutes } from './routes/admin/invitations.route.ts';
 import { adminKeysRoutes } from './routes/admin/keys.route.ts';
 import { adminVouchersRoutes } from './routes/admin/vouchers.route.ts';
@@ -119,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(modelsRoutes, deps);
   await app.register(adminRoutes, { prefix: '/admin/v1', ...deps });
   await app.register(authenticatedRoutes, deps);
-  registerNativeFallbacks(app, deps);
+  registerNativeFallbacks(app, { config: deps.config, channels: deps.services.channels.routing });
   // --- web console API: sessions and JSON endpoints under /console/api (routes/console/) ---
   await app.register(consoleApiRoutes, { prefix: CONSOLE_API_PREFIX, ...deps });
   // --- the payment gateway's callback (no session; 303 to the console's wallet, docs/payments.md) ---
@@ -159,6 +161,8 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
     accounts: accounts.accounts,
     clock: accounts.clock,
   });
+  const models = () => deps.catalogue.list();
+  await app.register(adminChannelsRoutes, { ...auth, channels: channelAdminOf(deps), models });
 }
 
 /**
@@ -175,13 +179,21 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
   });
   await app.register(balanceRoutes, { billing });
   await app.register(usageRoutes, { billing });
-  const chat = { config: deps.config, client: deps.services.upstream, billing, now: accounts.clock };
+  const channels = deps.services.channels.routing;
+  const chat = {
+    config: deps.config,
+    channels,
+    client: deps.services.upstream,
+    billing,
+    now: accounts.clock,
+  };
   await app.register(chatCompletionsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(embeddingsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(mediaRoutes, deps);
   // --- provider-native APIs under /anthropic, … (native/native-apis.ts, docs/native.md) ---
   await app.register(nativeApiRoutes, {
     config: deps.config,
+    channels,
     catalogue: deps.catalogue,
     client: deps.services.upstream,
     billing,

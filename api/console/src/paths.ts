@@ -20,6 +20,7 @@ export const paths = {
   operatorAccounts: `${BASE}/operator/accounts`,
   operatorQueues: `${BASE}/operator/queues`,
   operatorVouchers: `${BASE}/operator/vouchers`,
+  operatorChannels: `${BASE}/operator/channels`,
 } as const;
 
 export const operatorAccount = (id: string) => `${paths.operatorAccounts}/${encodeURIComponent(id)}`;

@@ -75,6 +75,10 @@ const TAGS = [
     name: 'Operator: vouchers and payments',
     description: 'Prepaid vouchers, and the top-ups accounts paid through the payment gateway.',
   },
+  {
+    name: 'Operator: channels',
+    description: 'Upstream channels: the credentials of each provider, their weights, priorities and health.',
+  },
 ];
 
 const SECURITY_SCHEMES = {

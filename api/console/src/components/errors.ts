@@ -38,6 +38,11 @@ const KNOWN_CODES = new Set<string>([
   'payment_gateway_error',
   'payment_gateway_unavailable',
   'sign_up_closed',
+  'channel_has_renders',
+  'channel_name_taken',
+  'channel_read_only',
+  'channel_not_found',
+  'channel_secret_key_missing',
 ]);
 
 export interface ErrorText {
