@@ -10,6 +10,7 @@ import { configuredMediaHandoff } from '../../shared/src/media-jobs/media-handof
 import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
 import { WaiterLeases } from '../../shared/src/media-jobs/waiter-lease.ts';
 import { trackQueues } from '../../shared/src/observability/queue-metrics.ts';
+import { startPaymentReconciler } from '../../shared/src/payments/payment-settlement.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../shared/src/runtime/within.ts';
@@ -18,6 +19,7 @@ import { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';
 import { type ConsoleServices, createConsoleServices } from './console/console-services.ts';
 import type { PasswordHasher } from './console/password-hasher.ts';
 import { JobWaiter } from './media/job-waiter.ts';
+import { createSelfServeServices, type SelfServeServices } from './self-serve/self-serve-services.ts';
 import type { MediaDeps } from './use-cases/run-sync-job.ts';
 
 /** The api's stateful modules, built once per process over its connections. */
@@ -30,6 +32,8 @@ export interface ApiServices {
   readonly media: MediaDeps;
   /** The web console's sessions, sign-in limits, passwords and links (docs/console.md). */
   readonly console: ConsoleServices;
+  /** Sign-up and reset by email, Zarinpal top-ups, vouchers (docs/payments.md). */
+  readonly selfServe: SelfServeServices;
   /** The upstream channels: routing, breakers, figures, and the operator's control (docs/channels.md). */
   readonly channels: ProcessChannels;
   close(): Promise<void>;
@@ -105,15 +109,30 @@ export async function createApiServices(
     clock: accounts.clock,
     hasher: overrides.passwordHasher,
   });
+  const selfServe = createSelfServeServices({
+    config,
+    redis: connections.redis,
+    store: connections.store,
+    billing,
+    clock: accounts.clock,
+    logger,
+  });
+  // Payments left pending (the payer closed the tab after paying) are verified from here.
+  const stopPayments =
+    selfServe.settlement === undefined ? () => undefined : startPaymentReconciler(selfServe.settlement);
   return {
     accounts,
     billing,
     upstream,
     media,
     console,
+    selfServe,
     channels,
     async close() {
       stopRecovery();
+      stopPayments();
+      await withinMs(selfServe.outbox.drain(), 5_000);
+      selfServe.mailer.close();
       await channels.close();
       // Deferred settlements still in memory are written before the connections close.
       await billing.close();

@@ -72,6 +72,10 @@ const TAGS = [
   { name: 'Operator: wallet', description: 'Top-ups and the ledger of an account.' },
   { name: 'Operator: console links', description: 'One-time links setting an account’s console password.' },
   {
+    name: 'Operator: vouchers and payments',
+    description: 'Prepaid vouchers, and the top-ups accounts paid through the payment gateway.',
+  },
+  {
     name: 'Operator: channels',
     description: 'Upstream channels: the credentials of each provider, their weights, priorities and health.',
   },

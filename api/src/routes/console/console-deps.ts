@@ -3,6 +3,7 @@ import type { Billing } from '../../../../shared/src/billing/billing.ts';
 import type { Catalogue } from '../../../../shared/src/catalogue/catalogue.ts';
 import type { Config } from '../../../../shared/src/config/config.ts';
 import type { ConsoleServices } from '../../console/console-services.ts';
+import type { SelfServeServices } from '../../self-serve/self-serve-services.ts';
 import type { MediaDeps } from '../../use-cases/run-sync-job.ts';
 
 /** Where the console's endpoints live (docs/console.md). */
@@ -16,4 +17,6 @@ export interface ConsoleDeps {
   readonly billing: Billing;
   readonly media: Pick<MediaDeps, 'jobs' | 'storage' | 'queues'>;
   readonly console: ConsoleServices;
+  /** Sign-up, reset by email, top-ups through the gateway, vouchers. */
+  readonly selfServe: SelfServeServices;
 }

@@ -10,6 +10,8 @@ import { upgradeInvitationDocuments } from './credentials-upgrade.mongo.ts';
 import { createMongoMediaJobsRepository } from './media-jobs.mongo.ts';
 import { upgradeMediaJobDocuments } from './media-jobs-upgrade.mongo.ts';
 import { createMongoMoneyStore } from './money/money.mongo.ts';
+import { createMongoPaymentsRepository } from './payments.mongo.ts';
+import { createMongoVouchersRepository } from './vouchers.mongo.ts';
 
 /**
  * Connects to MongoDB, brings documents of an earlier form up to date, creates the declared
@@ -37,6 +39,8 @@ export async function openMongoStore(
     credentials: createMongoCredentialsRepository(db),
     money: createMongoMoneyStore(db, deps),
     mediaJobs: createMongoMediaJobsRepository(db),
+    payments: createMongoPaymentsRepository(db),
+    vouchers: createMongoVouchersRepository(db),
     channels: createMongoChannelsRepository(db),
     async ping() {
       await db.command({ ping: 1 });

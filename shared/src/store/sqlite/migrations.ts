@@ -193,4 +193,43 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO channel_changes (id, counter) VALUES (1, 0);
     `,
   },
+  {
+    version: 5,
+    name: 'payments through a gateway, vouchers',
+    sql: `
+      -- Wallet top-ups through a payment gateway (docs/payments.md); amounts in whole Toman.
+      CREATE TABLE payments (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        amount_toman INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'failed')),
+        authority TEXT UNIQUE,
+        ref_id INTEGER,
+        card_pan TEXT,
+        reason TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        paid_at INTEGER
+      ) STRICT;
+      -- serves: listByAccount() (newest first)
+      CREATE INDEX payments_account_created ON payments (account_id, created_at DESC, id DESC);
+      -- serves: listPending() (the reconciler)
+      CREATE INDEX payments_status_created ON payments (status, created_at);
+
+      -- Vouchers by the SHA-256 of their code (never the code).
+      CREATE TABLE vouchers (
+        id TEXT PRIMARY KEY,
+        batch_id TEXT NOT NULL,
+        code_hash TEXT NOT NULL UNIQUE,
+        amount_toman INTEGER NOT NULL,
+        note TEXT,
+        expires_at INTEGER,
+        created_at INTEGER NOT NULL,
+        redeemed_at INTEGER,
+        redeemed_by TEXT
+      ) STRICT;
+      -- serves: list() (newest first)
+      CREATE INDEX vouchers_created ON vouchers (created_at DESC, id DESC);
+    `,
+  },
 ];

@@ -6,6 +6,8 @@ import { createSqliteCredentialsRepository } from './credentials.sqlite.ts';
 import { openSqlite, type SqliteOptions } from './database.ts';
 import { createSqliteMediaJobsRepository } from './media-jobs.sqlite.ts';
 import { createSqliteMoneyStore } from './money.sqlite.ts';
+import { createSqlitePaymentsRepository } from './payments.sqlite.ts';
+import { createSqliteVouchersRepository } from './vouchers.sqlite.ts';
 
 /**
  * Opens the SQLite file (migrating it) and serves every aggregate from it. The api and the workers of
@@ -22,6 +24,8 @@ export function openSqliteStore(options: SqliteOptions): Store {
     credentials: createSqliteCredentialsRepository(db),
     money: createSqliteMoneyStore(db),
     mediaJobs: createSqliteMediaJobsRepository(db),
+    payments: createSqlitePaymentsRepository(db),
+    vouchers: createSqliteVouchersRepository(db),
     channels: createSqliteChannelsRepository(db),
     async ping() {
       ping.get();

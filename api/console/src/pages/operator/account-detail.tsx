@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import {
   accountKeys,
   accountLedger,
+  accountPayments,
   accountUsage,
   createInvitation,
   getAccount,
@@ -21,16 +22,18 @@ import {
 } from '../../components/ui.tsx';
 import { type MessageKey, useI18n } from '../../i18n/i18n.tsx';
 import { paths } from '../../paths.ts';
+import { PaymentsView } from '../payments.tsx';
 import { UsageView } from '../usage.tsx';
 import { LedgerView } from '../wallet.tsx';
 import { InvitationLink } from './invitation-link.tsx';
 import { TopUpDialog } from './top-up-dialog.tsx';
 
-type Tab = 'keys' | 'ledger' | 'usage';
+type Tab = 'keys' | 'ledger' | 'usage' | 'payments';
 const TABS: readonly (readonly [Tab, MessageKey])[] = [
   ['keys', 'nav.keys'],
   ['ledger', 'wallet.ledger'],
   ['usage', 'nav.usage'],
+  ['payments', 'operator.payments'],
 ];
 
 export function AccountDetailPage({ id }: { id?: string; params?: { id: string } }) {
@@ -137,6 +140,7 @@ export function AccountDetailPage({ id }: { id?: string; params?: { id: string }
         {tab === 'ledger' ? (
           <LedgerView key={ledgerVersion} load={(query, signal) => accountLedger(accountId, query, signal)} />
         ) : null}
+        {tab === 'payments' ? <PaymentsView load={(signal) => accountPayments(accountId, signal)} /> : null}
         {tab === 'usage' ? (
           <UsageView
             load={(query, signal) => accountUsage(accountId, query, signal)}
