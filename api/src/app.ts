@@ -156,6 +156,7 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
     keyCache: accounts.keyCache,
     billing,
     catalogue: deps.catalogue,
+    catalogueFor: (accountId) => deps.services.catalogue.current().forAccount(accountId),
     now: accounts.clock,
   });
   await app.register(balanceRoutes, { billing });

@@ -1,6 +1,8 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
+import type { LiveCatalogue } from '../../shared/src/catalogue/live/live-catalogue.ts';
+import { openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
@@ -22,6 +24,8 @@ import type { MediaDeps } from './use-cases/run-sync-job.ts';
 export interface ApiServices {
   readonly accounts: Accounts;
   readonly billing: Billing;
+  /** The catalogue as the operator changed it, followed on every replica (docs/catalogue.md). */
+  readonly catalogue: LiveCatalogue;
   /** Pooled keep-alive connections to every upstream provider. */
   readonly upstream: UpstreamClient;
   /** Media jobs: documents, storage, queues and the waiter of synchronous requests. */
@@ -57,6 +61,12 @@ export async function createApiServices(
     config,
     logger,
   });
+  const catalogue = await openLiveCatalogue(
+    config,
+    connections.store.catalogueOverrides,
+    connections.redis,
+    logger,
+  );
   const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
   const upstream = new UpstreamClient(config.upstream);
   // The api only adds jobs (no blocking commands): its queue connection fails fast like the api's
@@ -81,7 +91,7 @@ export async function createApiServices(
     logger,
     now: accounts.clock,
   };
-  await Promise.all([accounts.keyCache.start(), waiter.start()]);
+  await Promise.all([accounts.keyCache.start(), waiter.start(), catalogue.start()]);
   const stopRecovery = startRecoveryLoop(billing, logger);
   const console = createConsoleServices({
     config,
@@ -95,6 +105,7 @@ export async function createApiServices(
   return {
     accounts,
     billing,
+    catalogue,
     upstream,
     media,
     console,
@@ -109,6 +120,8 @@ export async function createApiServices(
       queueConnection.disconnect();
       await withinMs(accounts.keyCache.close(), 2_000);
       subscriber.disconnect();
+      await catalogue.close();
+      catalogue.closeSubscriber();
     },
   };
 }

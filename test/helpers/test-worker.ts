@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
@@ -17,7 +17,9 @@ export interface TestWorker {
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   const logger = captureLogger('warn').logger;
   const connections = await openConnections(config, 'worker-test', logger);
-  const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), logger);
+  const catalogue = await openLiveCatalogue(config, connections.store.catalogueOverrides, connections.redis, logger);
+  await catalogue.start();
+  const media = createMediaWorkerDeps(config, connections, catalogue, logger);
   const connection = createRedis(config.redis.url, { forBullmq: true });
   const workers = runWorkers({
     connection,
@@ -35,6 +37,8 @@ export async function startTestWorker(config: Config): Promise<TestWorker> {
       await closeWorkers(workers);
       await connection.quit();
       await media.close();
+      await catalogue.close();
+      catalogue.closeSubscriber();
       await closeConnections(connections);
     },
   };

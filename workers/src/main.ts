@@ -1,4 +1,4 @@
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { loadBaseCatalogue, openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
@@ -16,10 +16,13 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Before anything logs: the configured credentials are scrubbed from every line from here on.
   installSecretScrubber(config);
-  const catalogue = loadConfiguredCatalogue(config);
+  loadBaseCatalogue(config);
   const logger = createLogger({ name: 'worker', level: config.logLevel });
   const observability = await startProcessObservability(config, 'worker', logger);
   const connections = await openConnections(config, 'worker', logger);
+  // The catalogue as the operator changed it, followed like every api replica follows it.
+  const catalogue = await openLiveCatalogue(config, connections.store.catalogueOverrides, connections.redis, logger);
+  await catalogue.start();
   const media = createMediaWorkerDeps(config, connections, catalogue, logger);
   const processors = createProcessors(media.deps);
   const bullmqConnection = createRedis(config.redis.url, {
@@ -44,6 +47,8 @@ async function main(): Promise<void> {
     await closeWorkers(workers, inFlightGraceMs(config.shutdownTimeoutMs));
     await bullmqConnection.quit();
     await media.close();
+    await catalogue.close();
+    catalogue.closeSubscriber();
     await closeConnections(connections);
     await observability.close();
   });

@@ -1,4 +1,5 @@
 import multipart from '@fastify/multipart';
+import { catalogueOf } from '../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import { microsToIrt } from '../../../shared/src/billing/money.ts';
@@ -70,7 +71,7 @@ export async function transcriptionsRoutes(
         const { model: name, language, prompt } = upload.fields;
         if (language !== undefined && !LANGUAGE.test(language))
           throw fieldError('language', 'must be a language code such as en or fa');
-        const model = resolveModelFor(deps.catalogue, name ?? deps.defaultModel, 'stt');
+        const model = resolveModelFor(catalogueOf(request, deps.catalogue), name ?? deps.defaultModel, 'stt');
         const seconds = upload.probe.durationSeconds;
         admission = await admitHold(
           deps.admission,

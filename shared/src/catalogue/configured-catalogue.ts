@@ -26,6 +26,18 @@ export function loadConfiguredCatalogue(
   const catalogue = loadCatalogue(config.catalogue.path, {
     extraProviders: Object.keys(config.compatibleUpstreams),
   });
+  checkDefaultMediaModels(catalogue, config);
+  return withConfiguredProviders(catalogue, config);
+}
+
+/**
+ * Stops the process (CatalogueError) when a default media model is missing from the file, disabled
+ * there, or of another type.
+ */
+export function checkDefaultMediaModels(
+  catalogue: Catalogue,
+  config: Pick<Config, 'catalogue' | 'media'>,
+): void {
   const defaults = [
     ['DEFAULT_IMAGE_MODEL', config.media.defaultImageModel, 'image'],
     ['DEFAULT_TTS_MODEL', config.media.defaultTtsModel, 'tts'],
@@ -39,7 +51,6 @@ export function loadConfiguredCatalogue(
     return [];
   });
   if (problems.length > 0) throw new CatalogueError(config.catalogue.path ?? '(built-in)', problems);
-  return withConfiguredProviders(catalogue, config);
 }
 
 /** The catalogue with every model that has no configured route served as disabled, or simulated. */

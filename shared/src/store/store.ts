@@ -1,6 +1,7 @@
 import type { AccountsRepository } from '../accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../accounts/credentials.repository.ts';
+import type { CatalogueOverridesRepository } from '../catalogue/live/catalogue-overrides.repository.ts';
 import type { MoneyStore } from '../billing/money-store.ts';
 import type { MediaJobsRepository } from '../media-jobs/media-jobs.repository.ts';
 
@@ -23,6 +24,8 @@ export interface Store {
   readonly credentials: CredentialsRepository;
   readonly money: MoneyStore;
   readonly mediaJobs: MediaJobsRepository;
+  /** The operator's changes to the catalogue, their history and the store-wide version. */
+  readonly catalogueOverrides: CatalogueOverridesRepository;
   /** Resolves when the store answers a trivial read (readiness); rejects otherwise. */
   ping(): Promise<void>;
   /** Releases the connection or file; the store is unusable afterwards. */

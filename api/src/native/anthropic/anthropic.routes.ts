@@ -1,3 +1,4 @@
+import { catalogueOf } from '../../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { mapAnthropicModel } from '../../../../shared/src/native/anthropic/model-name.ts';
@@ -34,7 +35,7 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
     const path = endpoint === 'messages' ? '/anthropic/v1/messages' : '/anthropic/v1/messages/count_tokens';
     const plans = planCache((request) => {
       const body = request.body as Buffer;
-      const mapped = mapAnthropicModel(body, deps.catalogue);
+      const mapped = mapAnthropicModel(body, catalogueOf(request, deps.catalogue));
       const parsed: unknown = JSON.parse(body.toString('utf8'));
       if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
       // count_tokens answers no output: free, nothing to bound.

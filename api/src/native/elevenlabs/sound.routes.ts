@@ -1,3 +1,4 @@
+import { catalogueOf } from '../../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import { boundedHold } from '../../../../shared/src/billing/hold-estimate.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
@@ -30,7 +31,7 @@ import {
 export async function soundRoutes(app: FastifyInstance, deps: NativeDeps): Promise<void> {
   const plans = planCache((request) => {
     const body = rawBodyOf(request);
-    const mapped = mapSoundModel(body, deps.catalogue);
+    const mapped = mapSoundModel(body, catalogueOf(request, deps.catalogue));
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
     const seconds = checkSoundBounds(parsed);

@@ -1,3 +1,4 @@
+import { catalogueOf } from '../../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import { boundedHold } from '../../../../shared/src/billing/hold-estimate.ts';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
@@ -39,7 +40,7 @@ export async function speechRoutes(app: FastifyInstance, deps: NativeDeps): Prom
     if (!VOICE_ID.test(voiceId))
       throw errors.invalidRequest('The voice id may hold only letters, digits, `_` and `-`.');
     const body = rawBodyOf(request);
-    const mapped = mapSpeechModel(body, deps.catalogue);
+    const mapped = mapSpeechModel(body, catalogueOf(request, deps.catalogue));
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
     checkSpeechBounds(parsed);

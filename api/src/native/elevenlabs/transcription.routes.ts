@@ -1,3 +1,4 @@
+import { catalogueOf } from '../../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { mapTranscriptionModel } from '../../../../shared/src/native/elevenlabs/model-name.ts';
@@ -36,7 +37,7 @@ export async function transcriptionRoutes(app: FastifyInstance, deps: NativeDeps
     return {
       body,
       contentType: contentType ?? '',
-      mapped: mapTranscriptionModel(body, contentType, deps.catalogue),
+      mapped: mapTranscriptionModel(body, contentType, catalogueOf(request, deps.catalogue)),
       parts: uploadParts(body, contentType),
     };
   });

@@ -1,3 +1,4 @@
+import { catalogueOf } from '../../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Calibration } from '../../../../shared/src/billing/hold-calibration.ts';
 import { embeddingHold, type HoldEstimate } from '../../../../shared/src/billing/hold-estimate.ts';
@@ -77,7 +78,7 @@ function geminiRoute(
     const body = request.body;
     if (!Buffer.isBuffer(body)) throw errors.invalidRequest('The request body must be a JSON object.');
     const { model } = request.params as { model: string };
-    const mapped = mapGeminiRequest(`/${version}/models/${model}:${method}`, body, deps.catalogue);
+    const mapped = mapGeminiRequest(`/${version}/models/${model}:${method}`, body, catalogueOf(request, deps.catalogue));
     const parsed = parseObject(body);
     return { mapped, parsed, checked: checkBounds(method, mapped, parsed) };
   });

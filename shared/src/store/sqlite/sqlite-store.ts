@@ -1,5 +1,6 @@
 import type { Store } from '../store.ts';
 import { createSqliteAccountsRepository } from './accounts.sqlite.ts';
+import { createSqliteCatalogueOverridesRepository } from './catalogue-overrides.sqlite.ts';
 import { createSqliteApiKeysRepository } from './api-keys.sqlite.ts';
 import { createSqliteCredentialsRepository } from './credentials.sqlite.ts';
 import { openSqlite, type SqliteOptions } from './database.ts';
@@ -21,6 +22,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     credentials: createSqliteCredentialsRepository(db),
     money: createSqliteMoneyStore(db),
     mediaJobs: createSqliteMediaJobsRepository(db),
+    catalogueOverrides: createSqliteCatalogueOverridesRepository(db),
     async ping() {
       ping.get();
     },

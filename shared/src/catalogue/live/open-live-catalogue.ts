@@ -1,0 +1,89 @@
+import type { Config } from '../../config/config.ts';
+import type { Logger } from '../../logging/logger.ts';
+import { isRouteConfigured } from '../../providers/provider-registry.ts';
+import { createRedis, type Redis } from '../../redis/redis.ts';
+import type { Catalogue } from '../catalogue.ts';
+import { checkDefaultMediaModels } from '../configured-catalogue.ts';
+import { loadCatalogue } from '../load-catalogue.ts';
+import type { ProviderAvailability } from './build-snapshot.ts';
+import type { CatalogueOverridesRepository } from './catalogue-overrides.repository.ts';
+import { catalogueChannel, createLiveCatalogue, type LiveCatalogue } from './live-catalogue.ts';
+
+type CatalogueConfig = Pick<
+  Config,
+  'catalogue' | 'compatibleUpstreams' | 'media' | 'providers' | 'simulateProviders' | 'redis' | 'queues'
+>;
+
+/**
+ * The one place a process's live catalogue is wired: the catalogue file (checked at start, as
+ * before), the store's overrides, and which providers are available. Today a provider is
+ * available when its API key is configured; the channels side replaces `availability` with the
+ * live channels and calls `rebuild()` whenever they change.
+ */
+export async function openLiveCatalogue(
+  config: CatalogueConfig,
+  overrides: CatalogueOverridesRepository,
+  redis: Redis,
+  logger: Logger,
+  availability: ProviderAvailability = configuredProviders(config),
+): Promise<LiveCatalogue & { closeSubscriber(): void }> {
+  const base = loadBaseCatalogue(config);
+  const subscriber = createRedis(config.redis.url, { connectionName: 'catalogue' });
+  const live = await createLiveCatalogue({
+    base,
+    overrides,
+    availability,
+    redis,
+    subscriber,
+    channel: catalogueChannel(config.queues.prefix),
+    logger,
+  });
+  warnOfUnavailableDefaults(live, config, logger);
+  live.onChange(() => warnOfUnavailableDefaults(live, config, logger));
+  return Object.assign(live, {
+    closeSubscriber: () => subscriber.disconnect(),
+  });
+}
+
+/** The catalogue file with its default media models checked (a problem stops the process). */
+export function loadBaseCatalogue(config: CatalogueConfig): Catalogue {
+  const base = loadCatalogue(config.catalogue.path, { extraProviders: Object.keys(config.compatibleUpstreams) });
+  checkDefaultMediaModels(base, config);
+  return base;
+}
+
+/** Available: a provider whose API key is configured (`demo` always). */
+export function configuredProviders(
+  config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'simulateProviders'>,
+): ProviderAvailability {
+  return {
+    isRouteConfigured: (route) => isRouteConfigured(route, config),
+    simulateProviders: config.simulateProviders,
+  };
+}
+
+/** The default media models the snapshot does not serve (disabled by the operator, or no provider). */
+export function unavailableDefaultModels(
+  catalogue: Pick<Catalogue, 'get'>,
+  config: Pick<Config, 'media'>,
+): { variable: string; model: string }[] {
+  const { defaultImageModel, defaultTtsModel, defaultSttModel } = config.media;
+  return (
+    [
+      ['DEFAULT_IMAGE_MODEL', defaultImageModel],
+      ['DEFAULT_TTS_MODEL', defaultTtsModel],
+      ['DEFAULT_STT_MODEL', defaultSttModel],
+    ] as const
+  )
+    .filter(([, id]) => catalogue.get(id)?.enabled !== true)
+    .map(([variable, model]) => ({ variable, model }));
+}
+
+function warnOfUnavailableDefaults(live: LiveCatalogue, config: CatalogueConfig, logger: Logger): void {
+  for (const { variable, model } of unavailableDefaultModels(live.current(), config)) {
+    logger.warn(
+      { model, variable },
+      'default media model unavailable: disabled or no configured provider (requests naming no model answer 404)',
+    );
+  }
+}
