@@ -13,5 +13,8 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly catalogue: Catalogue;
   readonly readinessChecks: readonly ReadinessCheck[];
-  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'catalogue' | 'upstream' | 'media' | 'console'>;
+  readonly services: Pick<
+    ApiServices,
+    'accounts' | 'billing' | 'catalogue' | 'upstream' | 'media' | 'console'
+  >;
 }

@@ -17,7 +17,12 @@ export interface TestWorker {
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   const logger = captureLogger('warn').logger;
   const connections = await openConnections(config, 'worker-test', logger);
-  const catalogue = await openLiveCatalogue(config, connections.store.catalogueOverrides, connections.redis, logger);
+  const catalogue = await openLiveCatalogue(
+    config,
+    connections.store.catalogueOverrides,
+    connections.redis,
+    logger,
+  );
   await catalogue.start();
   const media = createMediaWorkerDeps(config, connections, catalogue, logger);
   const connection = createRedis(config.redis.url, { forBullmq: true });

@@ -21,7 +21,12 @@ async function main(): Promise<void> {
   const observability = await startProcessObservability(config, 'worker', logger);
   const connections = await openConnections(config, 'worker', logger);
   // The catalogue as the operator changed it, followed like every api replica follows it.
-  const catalogue = await openLiveCatalogue(config, connections.store.catalogueOverrides, connections.redis, logger);
+  const catalogue = await openLiveCatalogue(
+    config,
+    connections.store.catalogueOverrides,
+    connections.redis,
+    logger,
+  );
   await catalogue.start();
   const media = createMediaWorkerDeps(config, connections, catalogue, logger);
   const processors = createProcessors(media.deps);

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
 import type { HoldBasis } from '../../../shared/src/billing/hold-calibration.ts';
 import type { HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import { SettlementClosedError } from '../../../shared/src/billing/settlement-batcher.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 
 declare module 'fastify' {

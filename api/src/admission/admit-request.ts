@@ -150,7 +150,10 @@ export function createAdmissionHook(deps: AdmissionDeps) {
       pricedCatalogue: request.pricedCatalogue,
     };
     const requested = settings.model?.(admitted);
-    const model = requested === undefined ? undefined : (request.pricedCatalogue ?? deps.catalogue).resolve(requested)?.id;
+    const model =
+      requested === undefined
+        ? undefined
+        : (request.pricedCatalogue ?? deps.catalogue).resolve(requested)?.id;
     const canonical = model ?? requested;
     let hold: HoldEstimate;
     try {

@@ -16,7 +16,9 @@ export function planCache<P>(
   plan: (request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers' | 'pricedCatalogue'>) => P,
 ) {
   const plans = new WeakMap<object, { plan: P } | { error: unknown }>();
-  const planned = (request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers' | 'pricedCatalogue'>) => {
+  const planned = (
+    request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers' | 'pricedCatalogue'>,
+  ) => {
     // Every native endpoint takes a body (the raw-body parser hands it over as a Buffer).
     if (!(request.body instanceof Uint8Array))
       return { error: errors.invalidRequest('The request has no body.') };

@@ -102,7 +102,8 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
 /** The hold of a validated chat request; none when its model does not resolve (the handler answers 404). */
 function holdFor(deps: ChatRouteDeps, request: AdmittedRequest): HoldEstimate | bigint {
   const body = request.body as ChatRequestBody;
-  const model = body.model === undefined ? undefined : catalogueOf(request, deps.catalogue).resolve(body.model);
+  const model =
+    body.model === undefined ? undefined : catalogueOf(request, deps.catalogue).resolve(body.model);
   if (model === undefined || model.type !== 'chat') return 0n;
   // Invalid before it is priced: a 400 naming the model's limit, never a 402 for its bound.
   checkOutputBound(model, body);

@@ -71,8 +71,13 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
 }
 
 /** The hold of a validated embedding request; none when its model does not resolve (404 follows). */
-function holdFor(deps: EmbeddingsRouteDeps, body: EmbeddingBody, request: AdmittedRequest): HoldEstimate | bigint {
-  const model = body.model === undefined ? undefined : catalogueOf(request, deps.catalogue).resolve(body.model);
+function holdFor(
+  deps: EmbeddingsRouteDeps,
+  body: EmbeddingBody,
+  request: AdmittedRequest,
+): HoldEstimate | bigint {
+  const model =
+    body.model === undefined ? undefined : catalogueOf(request, deps.catalogue).resolve(body.model);
   if (model === undefined || model.type !== 'embedding') return 0n;
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
   return embeddingHold(model, inputs, deps.chat.billing.calibration);

@@ -58,7 +58,11 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
       },
     },
     async (request, reply) => {
-      const model = resolveModelFor(catalogueOf(request, deps.catalogue), request.body.model ?? deps.defaultModel, 'image');
+      const model = resolveModelFor(
+        catalogueOf(request, deps.catalogue),
+        request.body.model ?? deps.defaultModel,
+        'image',
+      );
       const { prompt, n, size, quality, background, aspect_ratio } = request.body;
       const input: ImageRequest = { prompt, n, ...defined({ size, quality, background, aspect_ratio }) };
       const delivered = await runSyncJob(deps.media, {

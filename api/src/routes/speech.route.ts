@@ -65,7 +65,11 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
       },
     },
     async (request, reply) => {
-      const model = resolveModelFor(catalogueOf(request, deps.catalogue), request.body.model ?? deps.defaultModel, 'tts');
+      const model = resolveModelFor(
+        catalogueOf(request, deps.catalogue),
+        request.body.model ?? deps.defaultModel,
+        'tts',
+      );
       const { input, voice, instructions, speed } = request.body;
       const delivered = await runSyncJob(deps.media, {
         request: { kind: 'speech', input: { input, voice, ...defined({ instructions, speed }) } },

@@ -1,5 +1,4 @@
 import multipart from '@fastify/multipart';
-import { catalogueOf } from '../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import { mediaCostMicros } from '../../../shared/src/billing/media-pricing.ts';
 import { microsToIrt } from '../../../shared/src/billing/money.ts';
@@ -7,6 +6,7 @@ import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import { catalogueOf } from '../admission/admission-context.ts';
 import { type AdmissionDeps, admitHold } from '../admission/admit-request.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';

@@ -90,7 +90,8 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
       config: {
         admission: {
           model: bodyModelName,
-          estimateMicros: (request) => holdFor(catalogueOf(request, deps.catalogue), request.body as VideoBody),
+          estimateMicros: (request) =>
+            holdFor(catalogueOf(request, deps.catalogue), request.body as VideoBody),
           holdId: (requestId) => mediaJobIdFor('video', requestId),
         },
       },

@@ -1,8 +1,8 @@
 import type { AccountsRepository } from '../accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../accounts/credentials.repository.ts';
-import type { CatalogueOverridesRepository } from '../catalogue/live/catalogue-overrides.repository.ts';
 import type { MoneyStore } from '../billing/money-store.ts';
+import type { CatalogueOverridesRepository } from '../catalogue/live/catalogue-overrides.repository.ts';
 import type { MediaJobsRepository } from '../media-jobs/media-jobs.repository.ts';
 
 /** Which implementation holds the durable state. */

@@ -1,4 +1,3 @@
-import { catalogueOf } from '../../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { mapAnthropicModel } from '../../../../shared/src/native/anthropic/model-name.ts';
@@ -10,6 +9,7 @@ import {
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { anthropicProtocol } from '../../../../shared/src/native/stream/text-protocols.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
+import { catalogueOf } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';

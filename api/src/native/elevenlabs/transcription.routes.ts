@@ -1,9 +1,9 @@
-import { catalogueOf } from '../../admission/admission-context.ts';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { mapTranscriptionModel } from '../../../../shared/src/native/elevenlabs/model-name.ts';
 import { transcriptionUsage } from '../../../../shared/src/native/elevenlabs/usage.ts';
 import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
+import { catalogueOf } from '../../admission/admission-context.ts';
 import { admitHold } from '../../admission/admit-request.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import { MAX_AUDIO_BYTES } from '../../media/receive-audio-upload.ts';

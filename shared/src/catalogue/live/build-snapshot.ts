@@ -81,7 +81,8 @@ export function buildSnapshot(
     const priceOverride = (value(model.id, 'price_override') ?? null) as PriceOverride | null;
     const enabled = typeof enabledOverride === 'boolean' ? enabledOverride : model.enabled;
     let built: CatalogueModel = model;
-    if (priceOverride !== null) built = withPricing(model, overriddenPricing(model, priceOverride, exchangeRate, markupPercent));
+    if (priceOverride !== null)
+      built = withPricing(model, overriddenPricing(model, priceOverride, exchangeRate, markupPercent));
     else if (repriced) built = withPricing(model, listPricing(model, exchangeRate.irtPerUsd, markupPercent));
     const unavailable = enabled && !model.routes.some((route) => availability.isRouteConfigured(route));
     if (unavailable && availability.simulateProviders) built = simulated(built);
@@ -98,7 +99,11 @@ export function buildSnapshot(
 
   const multipliers = new Map<string, number>();
   for (const entry of overrides.entries) {
-    if (entry.field === 'price_multiplier' && entry.subject.startsWith('account:') && typeof entry.value === 'number')
+    if (
+      entry.field === 'price_multiplier' &&
+      entry.subject.startsWith('account:') &&
+      typeof entry.value === 'number'
+    )
       multipliers.set(entry.subject.slice('account:'.length), entry.value);
   }
   // One priced catalogue per distinct multiplier, built on first use.

@@ -101,7 +101,9 @@ export async function createLiveCatalogue(options: LiveCatalogueOptions): Promis
 
   const onMessage = (channel: string) => {
     if (channel !== options.channel) return;
-    refresh().catch((err: unknown) => log.warn({ err }, 'catalogue refresh failed; the version check retries'));
+    refresh().catch((err: unknown) =>
+      log.warn({ err }, 'catalogue refresh failed; the version check retries'),
+    );
   };
 
   const onReady = () => onMessage(options.channel);
@@ -144,7 +146,10 @@ export async function createLiveCatalogue(options: LiveCatalogueOptions): Promis
         try {
           await options.subscriber.subscribe(options.channel);
         } catch (err) {
-          log.warn({ err }, 'catalogue announcements not subscribed; the version check alone follows changes');
+          log.warn(
+            { err },
+            'catalogue announcements not subscribed; the version check alone follows changes',
+          );
         }
       }
     },

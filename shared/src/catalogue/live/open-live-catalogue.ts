@@ -47,7 +47,9 @@ export async function openLiveCatalogue(
 
 /** The catalogue file with its default media models checked (a problem stops the process). */
 export function loadBaseCatalogue(config: CatalogueConfig): Catalogue {
-  const base = loadCatalogue(config.catalogue.path, { extraProviders: Object.keys(config.compatibleUpstreams) });
+  const base = loadCatalogue(config.catalogue.path, {
+    extraProviders: Object.keys(config.compatibleUpstreams),
+  });
   checkDefaultMediaModels(base, config);
   return base;
 }

@@ -34,12 +34,16 @@ export function createSqliteCatalogueOverridesRepository(db: DatabaseSync): Cata
     `INSERT INTO catalogue_overrides (subject, field, value, updated_at) VALUES (:subject, :field, :value, :now)
      ON CONFLICT (subject, field) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
   );
-  const bump = db.prepare('UPDATE catalogue_version SET version = version + 1 WHERE id = 1 RETURNING version');
+  const bump = db.prepare(
+    'UPDATE catalogue_version SET version = version + 1 WHERE id = 1 RETURNING version',
+  );
   const record = db.prepare(
     `INSERT INTO catalogue_changes (seq, created_at, actor, subject, field, before, after)
      VALUES (:seq, :created, :actor, :subject, :field, :before, :after)`,
   );
-  const page = db.prepare('SELECT * FROM catalogue_changes WHERE seq < :before ORDER BY seq DESC LIMIT :limit');
+  const page = db.prepare(
+    'SELECT * FROM catalogue_changes WHERE seq < :before ORDER BY seq DESC LIMIT :limit',
+  );
 
   const version = () => Number((readVersion.get() as { version: number }).version);
   return {
@@ -70,7 +74,12 @@ export function createSqliteCatalogueOverridesRepository(db: DatabaseSync): Cata
     async write(change) {
       return transaction(db, () => {
         const now = change.now.getTime();
-        upsert.run({ subject: change.subject, field: change.field, value: JSON.stringify(change.value), now });
+        upsert.run({
+          subject: change.subject,
+          field: change.field,
+          value: JSON.stringify(change.value),
+          now,
+        });
         const seq = Number((bump.get() as { version: number }).version);
         const created = Math.floor(now / 1000);
         record.run({
@@ -95,7 +104,8 @@ export function createSqliteCatalogueOverridesRepository(db: DatabaseSync): Cata
     },
 
     async listChanges(query) {
-      const before = query.cursor === undefined ? Number.MAX_SAFE_INTEGER : (sequenceOfChangeId(query.cursor) ?? 0);
+      const before =
+        query.cursor === undefined ? Number.MAX_SAFE_INTEGER : (sequenceOfChangeId(query.cursor) ?? 0);
       const rows = page.all({ before, limit: query.limit + 1 }) as unknown as ChangeRow[];
       const changes = rows.slice(0, query.limit).map(toChange);
       const last = changes.at(-1);

@@ -1,7 +1,7 @@
 import type { Store } from '../store.ts';
 import { createSqliteAccountsRepository } from './accounts.sqlite.ts';
-import { createSqliteCatalogueOverridesRepository } from './catalogue-overrides.sqlite.ts';
 import { createSqliteApiKeysRepository } from './api-keys.sqlite.ts';
+import { createSqliteCatalogueOverridesRepository } from './catalogue-overrides.sqlite.ts';
 import { createSqliteCredentialsRepository } from './credentials.sqlite.ts';
 import { openSqlite, type SqliteOptions } from './database.ts';
 import { createSqliteMediaJobsRepository } from './media-jobs.sqlite.ts';
