@@ -1,6 +1,10 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
+import {
+  type CatalogueAdmin,
+  createCatalogueAdmin,
+} from '../../shared/src/catalogue/live/catalogue-admin.ts';
 import type { LiveCatalogue } from '../../shared/src/catalogue/live/live-catalogue.ts';
 import { openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
@@ -26,6 +30,8 @@ export interface ApiServices {
   readonly billing: Billing;
   /** The catalogue as the operator changed it, followed on every replica (docs/catalogue.md). */
   readonly catalogue: LiveCatalogue;
+  /** The operator's changes to it (operator API and console). */
+  readonly catalogueAdmin: CatalogueAdmin;
   /** Pooled keep-alive connections to every upstream provider. */
   readonly upstream: UpstreamClient;
   /** Media jobs: documents, storage, queues and the waiter of synchronous requests. */
@@ -106,6 +112,11 @@ export async function createApiServices(
     accounts,
     billing,
     catalogue,
+    catalogueAdmin: createCatalogueAdmin({
+      live: catalogue,
+      overrides: connections.store.catalogueOverrides,
+      clock: accounts.clock,
+    }),
     upstream,
     media,
     console,

@@ -146,13 +146,13 @@ function checkPriceOverride(model: CatalogueModel, price: PriceOverride): void {
   const fields = ['input', 'output', 'cached_input'] as const;
   for (const field of fields) {
     const value = price[field];
-    if (value === null) continue;
+    if (value == null) continue;
     if (!Number.isFinite(value) || value < 0)
       throw errors.invalidRequest(`price_override.${field} must be a number of at least 0.`);
     if (!atMostDecimals(value, PRICE_DECIMALS))
       throw errors.invalidRequest(`price_override.${field} has more than ${PRICE_DECIMALS} decimals.`);
   }
-  if (model.list_price_usd.output !== null && price.output === null)
+  if (model.list_price_usd.output !== null && price.output == null)
     throw errors.invalidRequest(`price_override.output is required: ${model.id} is billed for output.`);
 }
 
