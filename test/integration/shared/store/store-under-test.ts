@@ -7,13 +7,16 @@ import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../../../../shared/src/accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../../../../shared/src/accounts/credentials.repository.ts';
+import type { CatalogueOverridesRepository } from '../../../../shared/src/catalogue/live/catalogue-overrides.repository.ts';
 import type { MediaJobsRepository } from '../../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMongoAccountsRepository } from '../../../../shared/src/store/mongodb/accounts.mongo.ts';
+import { createMongoCatalogueOverridesRepository } from '../../../../shared/src/store/mongodb/catalogue-overrides.mongo.ts';
 import { createMongoApiKeysRepository } from '../../../../shared/src/store/mongodb/api-keys.mongo.ts';
 import { connectMongo, ensureIndexes } from '../../../../shared/src/store/mongodb/connect.ts';
 import { createMongoCredentialsRepository } from '../../../../shared/src/store/mongodb/credentials.mongo.ts';
 import { createMongoMediaJobsRepository } from '../../../../shared/src/store/mongodb/media-jobs.mongo.ts';
 import { createSqliteAccountsRepository } from '../../../../shared/src/store/sqlite/accounts.sqlite.ts';
+import { createSqliteCatalogueOverridesRepository } from '../../../../shared/src/store/sqlite/catalogue-overrides.sqlite.ts';
 import { createSqliteApiKeysRepository } from '../../../../shared/src/store/sqlite/api-keys.sqlite.ts';
 import { createSqliteCredentialsRepository } from '../../../../shared/src/store/sqlite/credentials.sqlite.ts';
 import { openSqlite } from '../../../../shared/src/store/sqlite/database.ts';
@@ -39,6 +42,7 @@ export interface StoreRepositories {
   readonly keys: ApiKeysRepository;
   readonly credentials: CredentialsRepository;
   readonly mediaJobs: MediaJobsRepository;
+  readonly catalogueOverrides: CatalogueOverridesRepository;
 }
 
 /** A fresh, empty store for one test file. */
@@ -101,6 +105,7 @@ async function openSqliteStore(): Promise<StoreUnderTest> {
       keys: createSqliteApiKeysRepository(db),
       credentials: createSqliteCredentialsRepository(db),
       mediaJobs: createSqliteMediaJobsRepository(db),
+      catalogueOverrides: createSqliteCatalogueOverridesRepository(db),
     };
     return { db, repositories };
   };
@@ -157,6 +162,7 @@ async function openMongoStore(): Promise<StoreUnderTest> {
       keys: createMongoApiKeysRepository(mongo.db),
       credentials: createMongoCredentialsRepository(mongo.db),
       mediaJobs: createMongoMediaJobsRepository(mongo.db),
+      catalogueOverrides: createMongoCatalogueOverridesRepository(mongo.db),
     };
     return { mongo, repositories };
   };
