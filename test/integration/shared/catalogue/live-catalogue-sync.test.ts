@@ -5,7 +5,10 @@ import type { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../../../shared/src/catalogue/live/build-snapshot.ts';
 import { createCatalogueAdmin } from '../../../../shared/src/catalogue/live/catalogue-admin.ts';
-import { createLiveCatalogue, type LiveCatalogue } from '../../../../shared/src/catalogue/live/live-catalogue.ts';
+import {
+  createLiveCatalogue,
+  type LiveCatalogue,
+} from '../../../../shared/src/catalogue/live/live-catalogue.ts';
 import { loadCatalogue } from '../../../../shared/src/catalogue/load-catalogue.ts';
 import { createSqliteCatalogueOverridesRepository } from '../../../../shared/src/store/sqlite/catalogue-overrides.sqlite.ts';
 import { openSqlite } from '../../../../shared/src/store/sqlite/database.ts';
@@ -88,7 +91,10 @@ describe('a snapshot', () => {
   const at = (entries: { subject: string; field: string; value: unknown }[]) =>
     buildSnapshot(
       base,
-      { version: 1, entries: entries.map((e) => ({ ...e, value: e.value as never, updatedAt: new Date(0) })) },
+      {
+        version: 1,
+        entries: entries.map((e) => ({ ...e, value: e.value as never, updatedAt: new Date(0) })),
+      },
       availability,
     );
 
@@ -105,12 +111,21 @@ describe('a snapshot', () => {
     ]);
     // 0.01 USD × 100000 × 1.125 = 1125; 0.02 × 100000 × 1.125 = 2250.
     expect(snapshot.get('demo/chat')?.pricing).toMatchObject({ input: 1125, output: 2250 });
-    expect(snapshot.get('demo/chat-reasoning')?.pricing).toMatchObject({ input: 3, output: 4, cached_input: null });
-    expect(snapshot.forAccount('acct_x').get('demo/chat')?.pricing).toMatchObject({ input: 1012.5, output: 2025 });
+    expect(snapshot.get('demo/chat-reasoning')?.pricing).toMatchObject({
+      input: 3,
+      output: 4,
+      cached_input: null,
+    });
+    expect(snapshot.forAccount('acct_x').get('demo/chat')?.pricing).toMatchObject({
+      input: 1012.5,
+      output: 2025,
+    });
     expect(snapshot.forAccount('acct_other').get('demo/chat')?.pricing.input).toBe(1125);
     expect(snapshot.priceMultiplierOf('acct_x')).toBe(0.9);
     // A markup of −90 %: 0.01 × 105000 × 0.1 = 105.
-    expect(at([{ subject: 'markup', field: 'markup_percent', value: -90 }]).get('demo/chat')?.pricing.input).toBe(105);
+    expect(
+      at([{ subject: 'markup', field: 'markup_percent', value: -90 }]).get('demo/chat')?.pricing.input,
+    ).toBe(105);
   });
 
   it('serves a model without a configured provider as disabled', () => {
@@ -120,7 +135,10 @@ describe('a snapshot', () => {
       { isRouteConfigured: (route) => route.provider === 'demo', simulateProviders: false },
     );
     expect(none.get('openai/gpt-4o-mini')?.enabled).toBe(false);
-    expect(none.operatorState('openai/gpt-4o-mini')).toMatchObject({ unavailable: true, enabledOverride: null });
+    expect(none.operatorState('openai/gpt-4o-mini')).toMatchObject({
+      unavailable: true,
+      enabledOverride: null,
+    });
     expect(none.get('demo/chat')?.enabled).toBe(true);
   });
 });

@@ -20,7 +20,10 @@ describeEachStore('catalogue overrides repository', (store) => {
   it('starts at version 0 with no overrides and no history', async () => {
     expect(await store().catalogueOverrides.version()).toBe(0);
     expect(await store().catalogueOverrides.load()).toEqual({ version: 0, entries: [] });
-    expect(await store().catalogueOverrides.listChanges({ limit: 10 })).toEqual({ changes: [], nextCursor: null });
+    expect(await store().catalogueOverrides.listChanges({ limit: 10 })).toEqual({
+      changes: [],
+      nextCursor: null,
+    });
   });
 
   it('stores a value, records the change and bumps the version', async () => {

@@ -10,14 +10,14 @@ import type { CredentialsRepository } from '../../../../shared/src/accounts/cred
 import type { CatalogueOverridesRepository } from '../../../../shared/src/catalogue/live/catalogue-overrides.repository.ts';
 import type { MediaJobsRepository } from '../../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createMongoAccountsRepository } from '../../../../shared/src/store/mongodb/accounts.mongo.ts';
-import { createMongoCatalogueOverridesRepository } from '../../../../shared/src/store/mongodb/catalogue-overrides.mongo.ts';
 import { createMongoApiKeysRepository } from '../../../../shared/src/store/mongodb/api-keys.mongo.ts';
+import { createMongoCatalogueOverridesRepository } from '../../../../shared/src/store/mongodb/catalogue-overrides.mongo.ts';
 import { connectMongo, ensureIndexes } from '../../../../shared/src/store/mongodb/connect.ts';
 import { createMongoCredentialsRepository } from '../../../../shared/src/store/mongodb/credentials.mongo.ts';
 import { createMongoMediaJobsRepository } from '../../../../shared/src/store/mongodb/media-jobs.mongo.ts';
 import { createSqliteAccountsRepository } from '../../../../shared/src/store/sqlite/accounts.sqlite.ts';
-import { createSqliteCatalogueOverridesRepository } from '../../../../shared/src/store/sqlite/catalogue-overrides.sqlite.ts';
 import { createSqliteApiKeysRepository } from '../../../../shared/src/store/sqlite/api-keys.sqlite.ts';
+import { createSqliteCatalogueOverridesRepository } from '../../../../shared/src/store/sqlite/catalogue-overrides.sqlite.ts';
 import { createSqliteCredentialsRepository } from '../../../../shared/src/store/sqlite/credentials.sqlite.ts';
 import { openSqlite } from '../../../../shared/src/store/sqlite/database.ts';
 import { createSqliteMediaJobsRepository } from '../../../../shared/src/store/sqlite/media-jobs.sqlite.ts';
