@@ -13,6 +13,7 @@ import { ModelsPage } from './pages/models.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { AccountDetailPage } from './pages/operator/account-detail.tsx';
 import { AccountsPage } from './pages/operator/accounts.tsx';
+import { CataloguePage } from './pages/operator/catalogue.tsx';
 import { QueuesPage } from './pages/operator/queues.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
@@ -54,6 +55,7 @@ function Routes() {
       <Route path={paths.operatorAccounts} component={OperatorAccountsPage} />
       <Route path={`${paths.operatorAccounts}/:id`} component={OperatorAccountDetailPage} />
       <Route path={paths.operatorQueues} component={OperatorQueuesPage} />
+      <Route path={paths.operatorCatalogue} component={OperatorCataloguePage} />
       <Route default component={NotFoundPage} />
     </Router>
   );
@@ -105,3 +107,4 @@ const HolderAccountPage = guarded('holder', AccountPage);
 const OperatorAccountsPage = guarded('operator', AccountsPage);
 const OperatorAccountDetailPage = guarded('operator', AccountDetailPage);
 const OperatorQueuesPage = guarded('operator', QueuesPage);
+const OperatorCataloguePage = guarded('operator', CataloguePage);

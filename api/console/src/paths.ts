@@ -15,6 +15,7 @@ export const paths = {
   account: `${BASE}/account`,
   operatorAccounts: `${BASE}/operator/accounts`,
   operatorQueues: `${BASE}/operator/queues`,
+  operatorCatalogue: `${BASE}/operator/catalogue`,
 } as const;
 
 export const operatorAccount = (id: string) => `${paths.operatorAccounts}/${encodeURIComponent(id)}`;

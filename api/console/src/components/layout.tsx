@@ -18,6 +18,7 @@ const HOLDER_NAV: readonly (readonly [string, MessageKey])[] = [
 const OPERATOR_NAV: readonly (readonly [string, MessageKey])[] = [
   [paths.operatorAccounts, 'nav.accounts'],
   [paths.operatorQueues, 'nav.queues'],
+  [paths.operatorCatalogue, 'nav.catalogue'],
   [paths.models, 'nav.models'],
 ];
 

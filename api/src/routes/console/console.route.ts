@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.ts';
 import { operatorAccountsRoutes } from './accounts.route.ts';
+import { catalogueRoutes } from './catalogue.route.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 import { keysRoutes } from './keys.route.ts';
 import { modelsRoutes } from './models.route.ts';
@@ -23,6 +24,7 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   const deps: ConsoleDeps = {
     config: appDeps.config,
     catalogue: appDeps.catalogue,
+    catalogueAdmin: services.catalogueAdmin,
     accounts: services.accounts,
     billing: services.billing,
     media: services.media,
@@ -51,4 +53,5 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   await app.register(playgroundRoutes, deps);
   await app.register(operatorAccountsRoutes, deps);
   await app.register(queuesRoutes, deps);
+  await app.register(catalogueRoutes, deps);
 }
