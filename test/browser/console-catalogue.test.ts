@@ -54,10 +54,14 @@ describe('web console: models and prices', { timeout: STEP_TIMEOUT }, () => {
     expect(await page.getByTestId('catalogue-table').locator('tbody tr').count()).toBeLessThan(12);
     const image = gateway.config.media.defaultImageModel;
     await page.getByTestId('catalogue-search').fill(image);
-    const imageRow = page.getByTestId('catalogue-table').locator('tr', { hasText: image });
+    const exact = new RegExp(`^${image.replace(/[/.-]/g, '\\$&')}$`);
+    const imageRow = page
+      .getByTestId('catalogue-table')
+      .locator('tbody tr')
+      .filter({ has: page.locator('code', { hasText: exact }) });
     await imageRow.getByRole('button', { name: 'غیرفعال کردن' }).click();
     await imageRow.getByText('غیرفعال', { exact: true }).waitFor();
-    await page.getByTestId('unavailable-defaults').getByText(image).waitFor();
+    await page.getByTestId('unavailable-defaults').getByText(image, { exact: true }).waitFor();
     await shot(page, 'fa-models-default-disabled');
     await imageRow.getByRole('button', { name: 'فعال کردن', exact: true }).click();
     await imageRow.getByText('فعال', { exact: true }).waitFor();
@@ -130,7 +134,11 @@ describe('web console: models and prices', { timeout: STEP_TIMEOUT }, () => {
     await plan.getByRole('textbox').fill('0.9');
     await plan.getByRole('button', { name: 'ذخیره' }).click();
     await plan.getByText(`× ${new Intl.NumberFormat('fa-IR').format(0.9)}`).waitFor();
-    const seen = await adminCall<{ price_multiplier: number }>(gateway.origin, 'GET', `/accounts/${account.id}`);
+    const seen = await adminCall<{ price_multiplier: number }>(
+      gateway.origin,
+      'GET',
+      `/accounts/${account.id}`,
+    );
     expect(seen.price_multiplier).toBe(0.9);
     await shot(page, 'fa-account-price-plan');
   });

@@ -280,7 +280,7 @@ function PricePlan({ accountId }: { accountId: string }) {
   return (
     <form class="stat" onSubmit={save} data-testid="price-plan">
       <span class="stat-label">{t('catalogue.price_plan')}</span>
-      <span class="stat-value">{current === undefined ? '—' : `× ${format.number(current)}`}</span>
+      <span class="stat-value">{current === undefined ? '—' : `× ${format.amount(current)}`}</span>
       <span class="stat-note">{t('catalogue.price_plan_note')}</span>
       <Field label={t('catalogue.price_multiplier')}>
         {(id) => (
