@@ -43,7 +43,6 @@ const createBodySchema = {
 const updateBodySchema = {
   type: 'object',
   additionalProperties: false,
-  minProperties: 1,
   properties: { status: accountFieldSchemas.status, price_multiplier: priceMultiplierSchema },
 } as const;
 
@@ -150,6 +149,8 @@ export async function adminAccountsRoutes(
     },
     async (request) => {
       const { status, price_multiplier: multiplier } = request.body;
+      if (status === undefined && multiplier === undefined)
+        throw errors.invalidRequest('Invalid body: `status` or `price_multiplier` is required.');
       if (multiplier !== undefined) {
         if (plans === undefined) throw errors.invalidRequest('price_multiplier is not a known field.');
         if ((await deps.accounts.findById(request.params.id)) === null)
