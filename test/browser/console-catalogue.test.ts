@@ -115,7 +115,7 @@ describe('web console: models and prices', { timeout: STEP_TIMEOUT }, () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.getByTestId('catalogue-search').fill('demo/');
     await settled(page);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await shot(page, 'fa-models-375');
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -157,7 +157,7 @@ describe('web console: models and prices', { timeout: STEP_TIMEOUT }, () => {
     await page.getByTestId('catalogue-search').fill('demo/chat');
     await settled(page);
     await shot(page, 'en-models-375');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     expect(problems).toEqual([]);
   });

@@ -38,8 +38,11 @@ export async function openLiveCatalogue(
     channel: catalogueChannel(config.queues.prefix),
     logger,
   });
-  warnOfUnavailableDefaults(live, config, logger);
-  live.onChange(() => warnOfUnavailableDefaults(live, config, logger));
+  // At start every unavailable default is logged; after a change, those it made unavailable.
+  let reported = warnOfUnavailableDefaults(live, config, logger, new Set());
+  live.onChange(() => {
+    reported = warnOfUnavailableDefaults(live, config, logger, reported);
+  });
   return Object.assign(live, {
     closeSubscriber: () => subscriber.disconnect(),
   });
@@ -81,11 +84,20 @@ export function unavailableDefaultModels(
     .map(([variable, model]) => ({ variable, model }));
 }
 
-function warnOfUnavailableDefaults(live: LiveCatalogue, config: CatalogueConfig, logger: Logger): void {
+function warnOfUnavailableDefaults(
+  live: LiveCatalogue,
+  config: CatalogueConfig,
+  logger: Logger,
+  already: ReadonlySet<string>,
+): Set<string> {
+  const now = new Set<string>();
   for (const { variable, model } of unavailableDefaultModels(live.current(), config)) {
+    now.add(variable);
+    if (already.has(variable)) continue;
     logger.warn(
       { model, variable },
       'default media model unavailable: disabled or no configured provider (requests naming no model answer 404)',
     );
   }
+  return now;
 }
