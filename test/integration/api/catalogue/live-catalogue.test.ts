@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, createFundedKey, TEST_ADMIN_TOKEN } from '../../../helpers/admin-client.ts';
+import { createFundedKey, TEST_ADMIN_TOKEN } from '../../../helpers/admin-client.ts';
 import { buildTestApp, type TestApp } from '../../../helpers/test-app.ts';
 import { replicaEnvironment } from '../../../helpers/test-config.ts';
 
