@@ -15,6 +15,6 @@ export interface AppDeps {
   readonly readinessChecks: readonly ReadinessCheck[];
   readonly services: Pick<
     ApiServices,
-    'accounts' | 'billing' | 'catalogue' | 'catalogueAdmin' | 'upstream' | 'media' | 'console'
+    'accounts' | 'billing' | 'catalogue' | 'catalogueAdmin' | 'upstream' | 'media' | 'console' | 'channels'
   >;
 }

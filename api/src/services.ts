@@ -7,6 +7,8 @@ import {
 } from '../../shared/src/catalogue/live/catalogue-admin.ts';
 import type { LiveCatalogue } from '../../shared/src/catalogue/live/live-catalogue.ts';
 import { openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
+import { channelSecretOpener } from '../../shared/src/channels/channel-secrets.ts';
+import { type ProcessChannels, startProcessChannels } from '../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
@@ -38,6 +40,8 @@ export interface ApiServices {
   readonly media: MediaDeps;
   /** The web console's sessions, sign-in limits, passwords and links (docs/console.md). */
   readonly console: ConsoleServices;
+  /** The upstream channels: routing, breakers, figures, and the operator's control (docs/channels.md). */
+  readonly channels: ProcessChannels;
   close(): Promise<void>;
 }
 
@@ -67,14 +71,25 @@ export async function createApiServices(
     config,
     logger,
   });
+  const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
+  const upstream = new UpstreamClient(config.upstream);
+  // Before any route: every channel readable (else the start stops naming it), credentials scrubbed.
+  const channels = await startProcessChannels({
+    config,
+    repository: connections.store.channels,
+    openSecret: channelSecretOpener(config),
+    redis: connections.redis,
+    subscriber,
+    logger,
+  });
+  // Served by the channels: a provider's models are available while it has an enabled channel.
   const catalogue = await openLiveCatalogue(
     config,
     connections.store.catalogueOverrides,
     connections.redis,
+    channels.providers,
     logger,
   );
-  const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
-  const upstream = new UpstreamClient(config.upstream);
   // The api only adds jobs (no blocking commands): its queue connection fails fast like the api's
   // own, so a request whose enqueue meets a Redis outage answers 503 instead of waiting for Redis.
   const queueConnection = createRedis(config.redis.url, { connectionName: 'api-queues' });
@@ -120,8 +135,10 @@ export async function createApiServices(
     upstream,
     media,
     console,
+    channels,
     async close() {
       stopRecovery();
+      await channels.close();
       // Deferred settlements still in memory are written before the connections close.
       await billing.close();
       await upstream.close();

@@ -1,5 +1,4 @@
 import type { Worker } from 'bullmq';
-import { openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
@@ -17,14 +16,7 @@ export interface TestWorker {
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   const logger = captureLogger('warn').logger;
   const connections = await openConnections(config, 'worker-test', logger);
-  const catalogue = await openLiveCatalogue(
-    config,
-    connections.store.catalogueOverrides,
-    connections.redis,
-    logger,
-  );
-  await catalogue.start();
-  const media = createMediaWorkerDeps(config, connections, catalogue, logger);
+  const media = await createMediaWorkerDeps(config, connections, logger);
   const connection = createRedis(config.redis.url, { forBullmq: true });
   const workers = runWorkers({
     connection,
@@ -42,8 +34,6 @@ export async function startTestWorker(config: Config): Promise<TestWorker> {
       await closeWorkers(workers);
       await connection.quit();
       await media.close();
-      await catalogue.close();
-      catalogue.closeSubscriber();
       await closeConnections(connections);
     },
   };

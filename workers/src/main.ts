@@ -1,4 +1,4 @@
-import { loadBaseCatalogue, openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
+import { loadBaseCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
@@ -16,19 +16,13 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Before anything logs: the configured credentials are scrubbed from every line from here on.
   installSecretScrubber(config);
+  // The file and its default media models checked before any connection opens.
   loadBaseCatalogue(config);
   const logger = createLogger({ name: 'worker', level: config.logLevel });
   const observability = await startProcessObservability(config, 'worker', logger);
   const connections = await openConnections(config, 'worker', logger);
-  // The catalogue as the operator changed it, followed like every api replica follows it.
-  const catalogue = await openLiveCatalogue(
-    config,
-    connections.store.catalogueOverrides,
-    connections.redis,
-    logger,
-  );
-  await catalogue.start();
-  const media = createMediaWorkerDeps(config, connections, catalogue, logger);
+  // The channels, and the catalogue they serve as the operator changed it (like every api replica).
+  const media = await createMediaWorkerDeps(config, connections, logger);
   const processors = createProcessors(media.deps);
   const bullmqConnection = createRedis(config.redis.url, {
     forBullmq: true,
@@ -52,8 +46,6 @@ async function main(): Promise<void> {
     await closeWorkers(workers, inFlightGraceMs(config.shutdownTimeoutMs));
     await bullmqConnection.quit();
     await media.close();
-    await catalogue.close();
-    catalogue.closeSubscriber();
     await closeConnections(connections);
     await observability.close();
   });

@@ -14,6 +14,7 @@ import { NotFoundPage } from './pages/not-found.tsx';
 import { AccountDetailPage } from './pages/operator/account-detail.tsx';
 import { AccountsPage } from './pages/operator/accounts.tsx';
 import { CataloguePage } from './pages/operator/catalogue.tsx';
+import { ChannelsPage } from './pages/operator/channels.tsx';
 import { QueuesPage } from './pages/operator/queues.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
@@ -56,6 +57,7 @@ function Routes() {
       <Route path={`${paths.operatorAccounts}/:id`} component={OperatorAccountDetailPage} />
       <Route path={paths.operatorQueues} component={OperatorQueuesPage} />
       <Route path={paths.operatorCatalogue} component={OperatorCataloguePage} />
+      <Route path={paths.operatorChannels} component={OperatorChannelsPage} />
       <Route default component={NotFoundPage} />
     </Router>
   );
@@ -108,3 +110,4 @@ const OperatorAccountsPage = guarded('operator', AccountsPage);
 const OperatorAccountDetailPage = guarded('operator', AccountDetailPage);
 const OperatorQueuesPage = guarded('operator', QueuesPage);
 const OperatorCataloguePage = guarded('operator', CataloguePage);
+const OperatorChannelsPage = guarded('operator', ChannelsPage);

@@ -16,6 +16,7 @@ export const paths = {
   operatorAccounts: `${BASE}/operator/accounts`,
   operatorQueues: `${BASE}/operator/queues`,
   operatorCatalogue: `${BASE}/operator/catalogue`,
+  operatorChannels: `${BASE}/operator/channels`,
 } as const;
 
 export const operatorAccount = (id: string) => `${paths.operatorAccounts}/${encodeURIComponent(id)}`;

@@ -76,6 +76,10 @@ const TAGS = [
       'The live catalogue: enable, disable and price models, the exchange rate, the markup, the history of changes.',
   },
   { name: 'Operator: console links', description: 'One-time links setting an account’s console password.' },
+  {
+    name: 'Operator: channels',
+    description: 'Upstream channels: the credentials of each provider, their weights, priorities and health.',
+  },
 ];
 
 const SECURITY_SCHEMES = {

@@ -1,7 +1,23 @@
+import type { ChannelRouting } from '../channels/channel-router.ts';
 import type { Config } from '../config/config.ts';
 import { isRouteConfigured } from '../providers/provider-registry.ts';
 import { type Catalogue, type CatalogueModel, createCatalogue } from './catalogue.ts';
 import { CatalogueError, loadCatalogue } from './load-catalogue.ts';
+
+/** Which providers the process may call: those with an enabled channel. */
+export type ConfiguredProviders = Pick<ChannelRouting, 'isConfigured'>;
+
+/** The providers of the `<PROVIDER>_API_KEY` variables alone (tools and tests that route nothing). */
+export function environmentProviders(
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+): ConfiguredProviders {
+  const configured = new Set(
+    [...Object.entries(config.providers), ...Object.entries(config.compatibleUpstreams)]
+      .filter(([, upstream]) => upstream.apiKey !== undefined)
+      .map(([id]) => id),
+  );
+  return { isConfigured: (provider) => configured.has(provider) };
+}
 
 /**
  * The catalogue as a process uses it: the configured file, with the configured OpenAI-compatible
@@ -22,12 +38,13 @@ import { CatalogueError, loadCatalogue } from './load-catalogue.ts';
  */
 export function loadConfiguredCatalogue(
   config: Pick<Config, 'catalogue' | 'compatibleUpstreams' | 'media' | 'providers' | 'simulateProviders'>,
+  providers: ConfiguredProviders = environmentProviders(config),
 ): Catalogue {
   const catalogue = loadCatalogue(config.catalogue.path, {
     extraProviders: Object.keys(config.compatibleUpstreams),
   });
   checkDefaultMediaModels(catalogue, config);
-  return withConfiguredProviders(catalogue, config);
+  return withConfiguredProviders(catalogue, config, providers);
 }
 
 /**
@@ -56,21 +73,22 @@ export function checkDefaultMediaModels(
 /** The catalogue with every model that has no configured route served as disabled, or simulated. */
 export function withConfiguredProviders(
   catalogue: Catalogue,
-  config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'simulateProviders'>,
+  config: Pick<Config, 'simulateProviders'>,
+  providers: ConfiguredProviders,
 ): Catalogue {
   const withoutRoute = config.simulateProviders ? simulated : unavailable;
   const models = catalogue
     .list()
-    .map((model) => (model.enabled && !hasConfiguredRoute(model, config) ? withoutRoute(model) : model));
+    .map((model) => (model.enabled && !hasConfiguredRoute(model, providers) ? withoutRoute(model) : model));
   return createCatalogue(models, catalogue.exchangeRate);
 }
 
 /** Whether at least one of the model's routes names a provider the gateway may call. */
 export function hasConfiguredRoute(
   model: Pick<CatalogueModel, 'routes'>,
-  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+  providers: ConfiguredProviders,
 ): boolean {
-  return model.routes.some((route) => isRouteConfigured(route, config));
+  return model.routes.some((route) => isRouteConfigured(route, providers));
 }
 
 function unavailable(model: CatalogueModel): CatalogueModel {

@@ -55,9 +55,16 @@ export interface Config {
     readonly mediaSweepIntervalMs: number;
   };
   readonly catalogue: { readonly path: string | undefined };
+  /** The channels' breakers (docs/channels.md): failures that open one, and its first cooldown. */
+  readonly channelBreaker: { readonly failureThreshold: number; readonly cooldownMs: number };
   readonly readinessTimeoutMs: number;
   /** Bearer token of the operator API; without one `/admin/v1` answers 404. */
   readonly adminToken: string | undefined;
+  /**
+   * The keys sealing channel credentials (AES-256-GCM, 32 bytes each): `current` seals and opens,
+   * `previous` only opens, during a rotation (docs/channels.md). Undefined: no channel can be made.
+   */
+  readonly channelSecrets: { readonly current: string | undefined; readonly previous: string | undefined };
   /** Proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges); none when empty. */
   readonly trustProxy: readonly string[];
   /**
@@ -251,12 +258,27 @@ const queueList = z
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional();
 
+/** A 32-byte key given as base64 (`openssl rand -base64 32`), kept as its base64 text. */
+const secretKey = z
+  .string()
+  .trim()
+  .transform((text, ctx) => {
+    const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0);
+    if (bytes.length !== 32) {
+      ctx.addIssue({ code: 'custom', message: 'must be 32 bytes in base64 (openssl rand -base64 32)' });
+      return z.NEVER;
+    }
+    return text;
+  });
+
 const envSchema = z.object({
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   PORT: int(1, 65535).default(8080),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   STREAM_DRAIN_MS: int(0, 120_000).default(5_000),
+  CHANNEL_FAILURE_THRESHOLD: int(1, 1_000).default(3),
+  CHANNEL_COOLDOWN_MS: int(1_000, 600_000).default(30_000),
   MAX_BODY_BYTES: int(1_024, 100 * 1024 * 1024).default(8 * 1024 * 1024),
   BODY_READ_TIMEOUT_MS: int(100, 600_000).default(30_000),
   HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
@@ -297,6 +319,8 @@ const envSchema = z.object({
   MEDIA_SWEEP_INTERVAL_MS: int(1_000, 24 * 3600 * 1000).default(600_000),
   CATALOGUE_PATH: optional(z.string().trim().min(1)),
   ADMIN_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
+  CHANNEL_SECRET_KEY: optional(secretKey),
+  CHANNEL_SECRET_KEY_PREVIOUS: optional(secretKey),
   TRUST_PROXY: z
     .string()
     .trim()
@@ -452,6 +476,22 @@ export interface StoreToolConfig {
 }
 
 /** Parses only the store's variables (and the log level), or throws ConfigError listing the bad ones. */
+/** `CHANNEL_SECRET_KEY` and `CHANNEL_SECRET_KEY_PREVIOUS` alone (the key rotation command). */
+export function loadChannelSecretsConfig(env: Env): Pick<Config, 'channelSecrets'> {
+  const present = presentVariables(env);
+  const parsed = z
+    .object({ CHANNEL_SECRET_KEY: optional(secretKey), CHANNEL_SECRET_KEY_PREVIOUS: optional(secretKey) })
+    .safeParse(present);
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, present)));
+  return deepFreeze({
+    channelSecrets: {
+      current: parsed.data.CHANNEL_SECRET_KEY,
+      previous: parsed.data.CHANNEL_SECRET_KEY_PREVIOUS,
+    },
+  });
+}
+
 export function loadStoreToolConfig(env: Env): StoreToolConfig {
   const present = presentVariables(env);
   const parsed = storeSchema.safeParse(present);
@@ -499,6 +539,7 @@ export function loadConfig(env: Env): Config {
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     streamDrainMs: e.STREAM_DRAIN_MS,
+    channelBreaker: { failureThreshold: e.CHANNEL_FAILURE_THRESHOLD, cooldownMs: e.CHANNEL_COOLDOWN_MS },
     maxBodyBytes: e.MAX_BODY_BYTES,
     bodyReadTimeoutMs: e.BODY_READ_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
@@ -529,6 +570,7 @@ export function loadConfig(env: Env): Config {
     },
     catalogue: { path: e.CATALOGUE_PATH },
     adminToken: e.ADMIN_TOKEN,
+    channelSecrets: { current: e.CHANNEL_SECRET_KEY, previous: e.CHANNEL_SECRET_KEY_PREVIOUS },
     trustProxy: e.TRUST_PROXY,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     billing: {

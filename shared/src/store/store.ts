@@ -3,6 +3,7 @@ import type { ApiKeysRepository } from '../accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../accounts/credentials.repository.ts';
 import type { MoneyStore } from '../billing/money-store.ts';
 import type { CatalogueOverridesRepository } from '../catalogue/live/catalogue-overrides.repository.ts';
+import type { ChannelsRepository } from '../channels/channels.repository.ts';
 import type { MediaJobsRepository } from '../media-jobs/media-jobs.repository.ts';
 
 /** Which implementation holds the durable state. */
@@ -26,6 +27,8 @@ export interface Store {
   readonly mediaJobs: MediaJobsRepository;
   /** The operator's changes to the catalogue, their history and the store-wide version. */
   readonly catalogueOverrides: CatalogueOverridesRepository;
+  /** Upstream channels (credentials sealed). */
+  readonly channels: ChannelsRepository;
   /** Resolves when the store answers a trivial read (readiness); rejects otherwise. */
   ping(): Promise<void>;
   /** Releases the connection or file; the store is unusable afterwards. */

@@ -1,6 +1,11 @@
 import { type Billing, createBilling } from '../../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../../shared/src/billing/recovery-loop.ts';
-import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import {
+  type OpenedLiveCatalogue,
+  openLiveCatalogue,
+} from '../../../shared/src/catalogue/live/open-live-catalogue.ts';
+import { channelSecretOpener } from '../../../shared/src/channels/channel-secrets.ts';
+import { type ProcessChannels, startProcessChannels } from '../../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
@@ -15,17 +20,42 @@ import type { MediaWorkerDeps } from './media-worker-deps.ts';
 /** How long closing waits for the upstream calls still running (those of jobs left unfinished). */
 const CLIENT_CLOSE_MS = 500;
 
-/** Wires the media processors' dependencies over a worker process's connections; `close` undoes it. */
-export function createMediaWorkerDeps(
+/**
+ * Wires the media processors' dependencies over a worker process's connections; `close` undoes it.
+ * The channels start first: the live catalogue serves a provider's models while it has an enabled
+ * channel, and follows the operator's changes like every api replica.
+ */
+export async function createMediaWorkerDeps(
   config: Config,
   connections: Connections,
-  catalogue: Catalogue,
   logger: Logger,
-): { deps: MediaWorkerDeps; billing: Billing; close(): Promise<void> } {
+): Promise<{
+  deps: MediaWorkerDeps;
+  billing: Billing;
+  channels: ProcessChannels;
+  catalogue: OpenedLiveCatalogue;
+  close(): Promise<void>;
+}> {
   // The configured credentials, scrubbed by value from upstream text, job errors and log lines.
   installSecretScrubber(config, logger);
   const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
   const client = new UpstreamClient(config.upstream);
+  // Every channel readable before the first job (else the start stops naming it).
+  const channels = await startProcessChannels({
+    config,
+    repository: connections.store.channels,
+    openSecret: channelSecretOpener(config),
+    redis: connections.redis,
+    logger,
+  });
+  const catalogue = await openLiveCatalogue(
+    config,
+    connections.store.catalogueOverrides,
+    connections.redis,
+    channels.providers,
+    logger,
+  );
+  await catalogue.start();
   const stopRecovery = startRecoveryLoop(billing, logger);
   const deps: MediaWorkerDeps = {
     jobs: connections.store.mediaJobs,
@@ -38,6 +68,7 @@ export function createMediaWorkerDeps(
     billing,
     client,
     catalogue,
+    channels: channels.routing,
     config,
     now: () => new Date(),
     logger,
@@ -45,8 +76,13 @@ export function createMediaWorkerDeps(
   return {
     deps,
     billing,
+    channels,
+    catalogue,
     async close() {
       stopRecovery();
+      await catalogue.close();
+      catalogue.closeSubscriber();
+      await channels.close();
       // Video charges settle here: what a settlement left to finish is written before the exit.
       await billing.close();
       // Calls of jobs the stop left unfinished are not waited for: their jobs are rerun elsewhere.

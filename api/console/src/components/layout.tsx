@@ -17,6 +17,7 @@ const HOLDER_NAV: readonly (readonly [string, MessageKey])[] = [
 
 const OPERATOR_NAV: readonly (readonly [string, MessageKey])[] = [
   [paths.operatorAccounts, 'nav.accounts'],
+  [paths.operatorChannels, 'nav.channels'],
   [paths.operatorQueues, 'nav.queues'],
   [paths.operatorCatalogue, 'nav.catalogue'],
   [paths.models, 'nav.models'],

@@ -1,8 +1,10 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.ts';
+import { channelAdminOf } from '../../channels/channel-admin-of.ts';
 import { operatorAccountsRoutes } from './accounts.route.ts';
 import { catalogueRoutes } from './catalogue.route.ts';
+import { operatorChannelsRoutes } from './channels.route.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 import { keysRoutes } from './keys.route.ts';
 import { modelsRoutes } from './models.route.ts';
@@ -54,4 +56,5 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   await app.register(operatorAccountsRoutes, deps);
   await app.register(queuesRoutes, deps);
   await app.register(catalogueRoutes, deps);
+  await app.register(operatorChannelsRoutes, { ...deps, channelAdmin: channelAdminOf(appDeps) });
 }

@@ -9,35 +9,45 @@ import type { ProviderAvailability } from './build-snapshot.ts';
 import type { CatalogueOverridesRepository } from './catalogue-overrides.repository.ts';
 import { catalogueChannel, createLiveCatalogue, type LiveCatalogue } from './live-catalogue.ts';
 
+/** A live catalogue with the subscription connection it opened. */
+export type OpenedLiveCatalogue = LiveCatalogue & { closeSubscriber(): void };
+
 type CatalogueConfig = Pick<
   Config,
   'catalogue' | 'compatibleUpstreams' | 'media' | 'providers' | 'simulateProviders' | 'redis' | 'queues'
 >;
 
+/** Which providers have an enabled channel now, and a call on each change (`ProcessChannels.providers`). */
+export interface ChannelProviders {
+  isConfigured(provider: string): boolean;
+  onChange(listener: () => void): void;
+}
+
 /**
  * The one place a process's live catalogue is wired: the catalogue file (checked at start, as
- * before), the store's overrides, and which providers are available. Today a provider is
- * available when its API key is configured; the channels side replaces `availability` with the
- * live channels and calls `rebuild()` whenever they change.
+ * before), the store's overrides, and which providers are available: those with an enabled
+ * channel (`demo` always). Each change of the channels rebuilds the snapshot, so adding or
+ * removing a provider's channels serves or withdraws its models on every process within 2 s.
  */
 export async function openLiveCatalogue(
   config: CatalogueConfig,
   overrides: CatalogueOverridesRepository,
   redis: Redis,
+  providers: ChannelProviders,
   logger: Logger,
-  availability: ProviderAvailability = configuredProviders(config),
-): Promise<LiveCatalogue & { closeSubscriber(): void }> {
+): Promise<OpenedLiveCatalogue> {
   const base = loadBaseCatalogue(config);
   const subscriber = createRedis(config.redis.url, { connectionName: 'catalogue' });
   const live = await createLiveCatalogue({
     base,
     overrides,
-    availability,
+    availability: channelAvailability(config, providers),
     redis,
     subscriber,
     channel: catalogueChannel(config.queues.prefix),
     logger,
   });
+  providers.onChange(() => live.rebuild());
   // At start every unavailable default is logged; after a change, those it made unavailable.
   let reported = warnOfUnavailableDefaults(live, config, logger, new Set());
   live.onChange(() => {
@@ -57,12 +67,13 @@ export function loadBaseCatalogue(config: CatalogueConfig): Catalogue {
   return base;
 }
 
-/** Available: a provider whose API key is configured (`demo` always). */
-export function configuredProviders(
-  config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'simulateProviders'>,
+/** Available: a route of `demo`, or of a provider with an enabled channel. */
+function channelAvailability(
+  config: Pick<Config, 'simulateProviders'>,
+  providers: Pick<ChannelProviders, 'isConfigured'>,
 ): ProviderAvailability {
   return {
-    isRouteConfigured: (route) => isRouteConfigured(route, config),
+    isRouteConfigured: (route) => isRouteConfigured(route, providers),
     simulateProviders: config.simulateProviders,
   };
 }

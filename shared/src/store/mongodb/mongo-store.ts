@@ -4,6 +4,7 @@ import type { Store } from '../store.ts';
 import { createMongoAccountsRepository } from './accounts.mongo.ts';
 import { createMongoApiKeysRepository } from './api-keys.mongo.ts';
 import { createMongoCatalogueOverridesRepository } from './catalogue-overrides.mongo.ts';
+import { createMongoChannelsRepository } from './channels.mongo.ts';
 import { connectMongo, ensureIndexes, type MongoOptions } from './connect.ts';
 import { createMongoCredentialsRepository } from './credentials.mongo.ts';
 import { upgradeInvitationDocuments } from './credentials-upgrade.mongo.ts';
@@ -38,6 +39,7 @@ export async function openMongoStore(
     money: createMongoMoneyStore(db, deps),
     mediaJobs: createMongoMediaJobsRepository(db),
     catalogueOverrides: createMongoCatalogueOverridesRepository(db),
+    channels: createMongoChannelsRepository(db),
     async ping() {
       await db.command({ ping: 1 });
     },

@@ -2,6 +2,7 @@ import type { Store } from '../store.ts';
 import { createSqliteAccountsRepository } from './accounts.sqlite.ts';
 import { createSqliteApiKeysRepository } from './api-keys.sqlite.ts';
 import { createSqliteCatalogueOverridesRepository } from './catalogue-overrides.sqlite.ts';
+import { createSqliteChannelsRepository } from './channels.sqlite.ts';
 import { createSqliteCredentialsRepository } from './credentials.sqlite.ts';
 import { openSqlite, type SqliteOptions } from './database.ts';
 import { createSqliteMediaJobsRepository } from './media-jobs.sqlite.ts';
@@ -23,6 +24,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     money: createSqliteMoneyStore(db),
     mediaJobs: createSqliteMediaJobsRepository(db),
     catalogueOverrides: createSqliteCatalogueOverridesRepository(db),
+    channels: createSqliteChannelsRepository(db),
     async ping() {
       ping.get();
     },
