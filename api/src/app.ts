@@ -27,6 +27,7 @@ import { generateRequestId, registerRequestContext } from './plugins/request-con
 import { requestLoggerFactory } from './plugins/request-logger.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
+import { adminCatalogueRoutes } from './routes/admin/catalogue.route.ts';
 import { adminChannelsRoutes } from './routes/admin/channels.route.ts';
 import { adminInvitationsRoutes } from './routes/admin/invitations.route.ts';
 import { adminKeysRoutes } from './routes/admin/keys.route.ts';
@@ -139,11 +140,17 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { accounts, billing } = deps.services;
   // Wrong tokens count per client IP with the console's operator sign-in, which takes the same token.
   const auth = { adminToken: deps.config.adminToken, tokenLimiter: deps.services.console.limiter };
+  const { catalogueAdmin } = deps.services;
   await app.register(adminAccountsRoutes, {
     ...accounts,
     ...auth,
     balanceOf: (id) => billing.balanceOf(id),
+    pricePlans: {
+      multiplierOf: (id) => catalogueAdmin.snapshot().priceMultiplierOf(id),
+      setMultiplier: (id, multiplier) => catalogueAdmin.setPriceMultiplier(id, multiplier, 'admin-api'),
+    },
   });
+  await app.register(adminCatalogueRoutes, { catalogueAdmin, ...auth });
   await app.register(adminKeysRoutes, { ...accounts, ...auth });
   const invitations = { ...accounts, credentials: deps.services.console.credentials };
   await app.register(adminInvitationsRoutes, {
@@ -175,6 +182,7 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
     keyCache: accounts.keyCache,
     billing,
     catalogue: deps.catalogue,
+    catalogueFor: (accountId) => deps.services.catalogue.current().forAccount(accountId),
     now: accounts.clock,
   });
   await app.register(balanceRoutes, { billing });

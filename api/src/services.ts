@@ -1,6 +1,12 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
+import {
+  type CatalogueAdmin,
+  createCatalogueAdmin,
+} from '../../shared/src/catalogue/live/catalogue-admin.ts';
+import type { LiveCatalogue } from '../../shared/src/catalogue/live/live-catalogue.ts';
+import { openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import { channelSecretOpener } from '../../shared/src/channels/channel-secrets.ts';
 import { type ProcessChannels, startProcessChannels } from '../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../shared/src/config/config.ts';
@@ -26,6 +32,10 @@ import type { MediaDeps } from './use-cases/run-sync-job.ts';
 export interface ApiServices {
   readonly accounts: Accounts;
   readonly billing: Billing;
+  /** The catalogue as the operator changed it, followed on every replica (docs/catalogue.md). */
+  readonly catalogue: LiveCatalogue;
+  /** The operator's changes to it (operator API and console). */
+  readonly catalogueAdmin: CatalogueAdmin;
   /** Pooled keep-alive connections to every upstream provider. */
   readonly upstream: UpstreamClient;
   /** Media jobs: documents, storage, queues and the waiter of synchronous requests. */
@@ -76,6 +86,14 @@ export async function createApiServices(
     subscriber,
     logger,
   });
+  // Served by the channels: a provider's models are available while it has an enabled channel.
+  const catalogue = await openLiveCatalogue(
+    config,
+    connections.store.catalogueOverrides,
+    connections.redis,
+    channels.providers,
+    logger,
+  );
   // The api only adds jobs (no blocking commands): its queue connection fails fast like the api's
   // own, so a request whose enqueue meets a Redis outage answers 503 instead of waiting for Redis.
   const queueConnection = createRedis(config.redis.url, { connectionName: 'api-queues' });
@@ -98,7 +116,7 @@ export async function createApiServices(
     logger,
     now: accounts.clock,
   };
-  await Promise.all([accounts.keyCache.start(), waiter.start()]);
+  await Promise.all([accounts.keyCache.start(), waiter.start(), catalogue.start()]);
   const stopRecovery = startRecoveryLoop(billing, logger);
   const console = createConsoleServices({
     config,
@@ -123,6 +141,12 @@ export async function createApiServices(
   return {
     accounts,
     billing,
+    catalogue,
+    catalogueAdmin: createCatalogueAdmin({
+      live: catalogue,
+      overrides: connections.store.catalogueOverrides,
+      clock: accounts.clock,
+    }),
     upstream,
     media,
     console,
@@ -143,6 +167,8 @@ export async function createApiServices(
       queueConnection.disconnect();
       await withinMs(accounts.keyCache.close(), 2_000);
       subscriber.disconnect();
+      await catalogue.close();
+      catalogue.closeSubscriber();
     },
   };
 }

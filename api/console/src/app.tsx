@@ -13,6 +13,7 @@ import { ModelsPage } from './pages/models.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { AccountDetailPage } from './pages/operator/account-detail.tsx';
 import { AccountsPage } from './pages/operator/accounts.tsx';
+import { CataloguePage } from './pages/operator/catalogue.tsx';
 import { ChannelsPage } from './pages/operator/channels.tsx';
 import { QueuesPage } from './pages/operator/queues.tsx';
 import { VouchersPage } from './pages/operator/vouchers.tsx';
@@ -62,6 +63,7 @@ function Routes() {
       <Route path={`${paths.operatorAccounts}/:id`} component={OperatorAccountDetailPage} />
       <Route path={paths.operatorQueues} component={OperatorQueuesPage} />
       <Route path={paths.operatorVouchers} component={OperatorVouchersPage} />
+      <Route path={paths.operatorCatalogue} component={OperatorCataloguePage} />
       <Route path={paths.operatorChannels} component={OperatorChannelsPage} />
       <Route default component={NotFoundPage} />
     </Router>
@@ -115,4 +117,5 @@ const OperatorAccountsPage = guarded('operator', AccountsPage);
 const OperatorAccountDetailPage = guarded('operator', AccountDetailPage);
 const OperatorQueuesPage = guarded('operator', QueuesPage);
 const OperatorVouchersPage = guarded('operator', VouchersPage);
+const OperatorCataloguePage = guarded('operator', CataloguePage);
 const OperatorChannelsPage = guarded('operator', ChannelsPage);

@@ -20,6 +20,7 @@ export const paths = {
   operatorAccounts: `${BASE}/operator/accounts`,
   operatorQueues: `${BASE}/operator/queues`,
   operatorVouchers: `${BASE}/operator/vouchers`,
+  operatorCatalogue: `${BASE}/operator/catalogue`,
   operatorChannels: `${BASE}/operator/channels`,
 } as const;
 

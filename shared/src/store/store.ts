@@ -2,6 +2,7 @@ import type { AccountsRepository } from '../accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../accounts/credentials.repository.ts';
 import type { MoneyStore } from '../billing/money-store.ts';
+import type { CatalogueOverridesRepository } from '../catalogue/live/catalogue-overrides.repository.ts';
 import type { ChannelsRepository } from '../channels/channels.repository.ts';
 import type { MediaJobsRepository } from '../media-jobs/media-jobs.repository.ts';
 import type { PaymentsRepository } from '../payments/payments.repository.ts';
@@ -30,6 +31,8 @@ export interface Store {
   readonly payments: PaymentsRepository;
   /** Prepaid vouchers, by the digest of their codes. */
   readonly vouchers: VouchersRepository;
+  /** The operator's changes to the catalogue, their history and the store-wide version. */
+  readonly catalogueOverrides: CatalogueOverridesRepository;
   /** Upstream channels (credentials sealed). */
   readonly channels: ChannelsRepository;
   /** Resolves when the store answers a trivial read (readiness); rejects otherwise. */

@@ -20,6 +20,7 @@ const OPERATOR_NAV: readonly (readonly [string, MessageKey])[] = [
   [paths.operatorChannels, 'nav.channels'],
   [paths.operatorQueues, 'nav.queues'],
   [paths.operatorVouchers, 'nav.vouchers'],
+  [paths.operatorCatalogue, 'nav.catalogue'],
   [paths.models, 'nav.models'],
 ];
 

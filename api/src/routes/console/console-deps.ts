@@ -1,6 +1,7 @@
 import type { Accounts } from '../../../../shared/src/accounts/accounts.ts';
 import type { Billing } from '../../../../shared/src/billing/billing.ts';
 import type { Catalogue } from '../../../../shared/src/catalogue/catalogue.ts';
+import type { CatalogueAdmin } from '../../../../shared/src/catalogue/live/catalogue-admin.ts';
 import type { Config } from '../../../../shared/src/config/config.ts';
 import type { ConsoleServices } from '../../console/console-services.ts';
 import type { SelfServeServices } from '../../self-serve/self-serve-services.ts';
@@ -13,6 +14,8 @@ export const CONSOLE_API_PREFIX = '/console/api';
 export interface ConsoleDeps {
   readonly config: Pick<Config, 'adminToken' | 'publicBaseUrl' | 'billing' | 'media'>;
   readonly catalogue: Catalogue;
+  /** The operator's changes to the live catalogue ("Models and prices"). */
+  readonly catalogueAdmin: CatalogueAdmin;
   readonly accounts: Accounts;
   readonly billing: Billing;
   readonly media: Pick<MediaDeps, 'jobs' | 'storage' | 'queues'>;

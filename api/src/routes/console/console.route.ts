@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import { channelAdminOf } from '../../channels/channel-admin-of.ts';
 import { verifySignUp } from '../../use-cases/self-serve/verify-sign-up.ts';
 import { operatorAccountsRoutes } from './accounts.route.ts';
+import { catalogueRoutes } from './catalogue.route.ts';
 import { operatorChannelsRoutes } from './channels.route.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 import { keysRoutes } from './keys.route.ts';
@@ -27,6 +28,7 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   const deps: ConsoleDeps = {
     config: appDeps.config,
     catalogue: appDeps.catalogue,
+    catalogueAdmin: services.catalogueAdmin,
     accounts: services.accounts,
     billing: services.billing,
     media: services.media,
@@ -69,5 +71,6 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   await app.register(signUpRoutes, deps);
   await app.register(holderPaymentsRoutes, deps);
   await app.register(operatorSelfServeRoutes, deps);
+  await app.register(catalogueRoutes, deps);
   await app.register(operatorChannelsRoutes, { ...deps, channelAdmin: channelAdminOf(appDeps) });
 }

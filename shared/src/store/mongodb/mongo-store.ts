@@ -3,6 +3,7 @@ import type { Logger } from '../../logging/logger.ts';
 import type { Store } from '../store.ts';
 import { createMongoAccountsRepository } from './accounts.mongo.ts';
 import { createMongoApiKeysRepository } from './api-keys.mongo.ts';
+import { createMongoCatalogueOverridesRepository } from './catalogue-overrides.mongo.ts';
 import { createMongoChannelsRepository } from './channels.mongo.ts';
 import { connectMongo, ensureIndexes, type MongoOptions } from './connect.ts';
 import { createMongoCredentialsRepository } from './credentials.mongo.ts';
@@ -41,6 +42,7 @@ export async function openMongoStore(
     mediaJobs: createMongoMediaJobsRepository(db),
     payments: createMongoPaymentsRepository(db),
     vouchers: createMongoVouchersRepository(db),
+    catalogueOverrides: createMongoCatalogueOverridesRepository(db),
     channels: createMongoChannelsRepository(db),
     async ping() {
       await db.command({ ping: 1 });

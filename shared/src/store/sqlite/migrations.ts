@@ -232,4 +232,40 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX vouchers_created ON vouchers (created_at DESC, id DESC);
     `,
   },
+  {
+    version: 6,
+    name: 'live catalogue: overrides, their history and version; a video job keeps its price',
+    sql: `
+      -- The operator's changes on top of the catalogue file, one field of one subject a row
+      -- (catalogue-overrides.repository.ts); value is JSON text.
+      CREATE TABLE catalogue_overrides (
+        subject TEXT NOT NULL,
+        field TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (subject, field)
+      ) STRICT;
+
+      -- Every change, by the version it made (keyset pages, newest first, by seq).
+      CREATE TABLE catalogue_changes (
+        seq INTEGER PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        actor TEXT NOT NULL CHECK (actor IN ('operator', 'admin-api')),
+        subject TEXT NOT NULL,
+        field TEXT NOT NULL,
+        before TEXT NOT NULL,
+        after TEXT NOT NULL
+      ) STRICT;
+
+      -- The store-wide version every process polls (one row).
+      CREATE TABLE catalogue_version (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        version INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO catalogue_version (id, version) VALUES (1, 0);
+
+      -- The unit prices a job was admitted at (JSON; a video is charged them when its render ends).
+      ALTER TABLE media_jobs ADD COLUMN pricing TEXT;
+    `,
+  },
 ];

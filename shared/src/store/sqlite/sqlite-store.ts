@@ -1,6 +1,7 @@
 import type { Store } from '../store.ts';
 import { createSqliteAccountsRepository } from './accounts.sqlite.ts';
 import { createSqliteApiKeysRepository } from './api-keys.sqlite.ts';
+import { createSqliteCatalogueOverridesRepository } from './catalogue-overrides.sqlite.ts';
 import { createSqliteChannelsRepository } from './channels.sqlite.ts';
 import { createSqliteCredentialsRepository } from './credentials.sqlite.ts';
 import { openSqlite, type SqliteOptions } from './database.ts';
@@ -26,6 +27,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     mediaJobs: createSqliteMediaJobsRepository(db),
     payments: createSqlitePaymentsRepository(db),
     vouchers: createSqliteVouchersRepository(db),
+    catalogueOverrides: createSqliteCatalogueOverridesRepository(db),
     channels: createSqliteChannelsRepository(db),
     async ping() {
       ping.get();

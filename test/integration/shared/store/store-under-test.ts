@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../../../../shared/src/accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../../../../shared/src/accounts/credentials.repository.ts';
+import type { CatalogueOverridesRepository } from '../../../../shared/src/catalogue/live/catalogue-overrides.repository.ts';
 import type { MediaJobsRepository } from '../../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { PaymentsRepository } from '../../../../shared/src/payments/payments.repository.ts';
 import { createMongoAccountsRepository } from '../../../../shared/src/store/mongodb/accounts.mongo.ts';
 import { createMongoApiKeysRepository } from '../../../../shared/src/store/mongodb/api-keys.mongo.ts';
+import { createMongoCatalogueOverridesRepository } from '../../../../shared/src/store/mongodb/catalogue-overrides.mongo.ts';
 import { connectMongo, ensureIndexes } from '../../../../shared/src/store/mongodb/connect.ts';
 import { createMongoCredentialsRepository } from '../../../../shared/src/store/mongodb/credentials.mongo.ts';
 import { createMongoMediaJobsRepository } from '../../../../shared/src/store/mongodb/media-jobs.mongo.ts';
@@ -18,6 +20,7 @@ import { createMongoPaymentsRepository } from '../../../../shared/src/store/mong
 import { createMongoVouchersRepository } from '../../../../shared/src/store/mongodb/vouchers.mongo.ts';
 import { createSqliteAccountsRepository } from '../../../../shared/src/store/sqlite/accounts.sqlite.ts';
 import { createSqliteApiKeysRepository } from '../../../../shared/src/store/sqlite/api-keys.sqlite.ts';
+import { createSqliteCatalogueOverridesRepository } from '../../../../shared/src/store/sqlite/catalogue-overrides.sqlite.ts';
 import { createSqliteCredentialsRepository } from '../../../../shared/src/store/sqlite/credentials.sqlite.ts';
 import { openSqlite } from '../../../../shared/src/store/sqlite/database.ts';
 import { createSqliteMediaJobsRepository } from '../../../../shared/src/store/sqlite/media-jobs.sqlite.ts';
@@ -47,6 +50,7 @@ export interface StoreRepositories {
   readonly mediaJobs: MediaJobsRepository;
   readonly payments: PaymentsRepository;
   readonly vouchers: VouchersRepository;
+  readonly catalogueOverrides: CatalogueOverridesRepository;
 }
 
 /** A fresh, empty store for one test file. */
@@ -111,6 +115,7 @@ async function openSqliteStore(): Promise<StoreUnderTest> {
       mediaJobs: createSqliteMediaJobsRepository(db),
       payments: createSqlitePaymentsRepository(db),
       vouchers: createSqliteVouchersRepository(db),
+      catalogueOverrides: createSqliteCatalogueOverridesRepository(db),
     };
     return { db, repositories };
   };
@@ -169,6 +174,7 @@ async function openMongoStore(): Promise<StoreUnderTest> {
       mediaJobs: createMongoMediaJobsRepository(mongo.db),
       payments: createMongoPaymentsRepository(mongo.db),
       vouchers: createMongoVouchersRepository(mongo.db),
+      catalogueOverrides: createMongoCatalogueOverridesRepository(mongo.db),
     };
     return { mongo, repositories };
   };
