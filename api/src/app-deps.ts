@@ -15,6 +15,14 @@ export interface AppDeps {
   readonly readinessChecks: readonly ReadinessCheck[];
   readonly services: Pick<
     ApiServices,
-    'accounts' | 'billing' | 'upstream' | 'media' | 'console' | 'channels'
+    | 'accounts'
+    | 'billing'
+    | 'catalogue'
+    | 'catalogueAdmin'
+    | 'upstream'
+    | 'media'
+    | 'console'
+    | 'selfServe'
+    | 'channels'
   >;
 }

@@ -27,9 +27,11 @@ import { generateRequestId, registerRequestContext } from './plugins/request-con
 import { requestLoggerFactory } from './plugins/request-logger.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
+import { adminCatalogueRoutes } from './routes/admin/catalogue.route.ts';
 import { adminChannelsRoutes } from './routes/admin/channels.route.ts';
 import { adminInvitationsRoutes } from './routes/admin/invitations.route.ts';
 import { adminKeysRoutes } from './routes/admin/keys.route.ts';
+import { adminVouchersRoutes } from './routes/admin/vouchers.route.ts';
 import { walletRoutes } from './routes/admin/wallet.route.ts';
 import { balanceRoutes } from './routes/balance.route.ts';
 import { chatCompletionsRoutes } from './routes/chat-completions.route.ts';
@@ -40,6 +42,7 @@ import { healthRoutes } from './routes/health.route.ts';
 import { imagesRoutes } from './routes/images.route.ts';
 import { metricsRoutes } from './routes/metrics.route.ts';
 import { modelsRoutes } from './routes/models.route.ts';
+import { paymentsCallbackRoutes } from './routes/payments-callback.route.ts';
 import { speechRoutes } from './routes/speech.route.ts';
 import { transcriptionsRoutes } from './routes/transcriptions.route.ts';
 import { usageRoutes } from './routes/usage.route.ts';
@@ -122,6 +125,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerNativeFallbacks(app, { config: deps.config, channels: deps.services.channels.routing });
   // --- web console API: sessions and JSON endpoints under /console/api (routes/console/) ---
   await app.register(consoleApiRoutes, { prefix: CONSOLE_API_PREFIX, ...deps });
+  // --- the payment gateway's callback (no session; 303 to the console's wallet, docs/payments.md) ---
+  await app.register(paymentsCallbackRoutes, {
+    settlement: deps.services.selfServe.settlement,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
   // --- web console SPA: /console/* pages and assets, GET / → /console/ (plugins/console-static.ts) ---
   await app.register(consoleStatic);
   return app;
@@ -132,11 +140,17 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const { accounts, billing } = deps.services;
   // Wrong tokens count per client IP with the console's operator sign-in, which takes the same token.
   const auth = { adminToken: deps.config.adminToken, tokenLimiter: deps.services.console.limiter };
+  const { catalogueAdmin } = deps.services;
   await app.register(adminAccountsRoutes, {
     ...accounts,
     ...auth,
     balanceOf: (id) => billing.balanceOf(id),
+    pricePlans: {
+      multiplierOf: (id) => catalogueAdmin.snapshot().priceMultiplierOf(id),
+      setMultiplier: (id, multiplier) => catalogueAdmin.setPriceMultiplier(id, multiplier, 'admin-api'),
+    },
   });
+  await app.register(adminCatalogueRoutes, { catalogueAdmin, ...auth });
   await app.register(adminKeysRoutes, { ...accounts, ...auth });
   const invitations = { ...accounts, credentials: deps.services.console.credentials };
   await app.register(adminInvitationsRoutes, {
@@ -146,6 +160,14 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   });
   const accountExists = async (id: string) => (await accounts.accounts.findById(id)) !== null;
   await app.register(walletRoutes, { billing, ...auth, accountExists });
+  const { selfServe } = deps.services;
+  await app.register(adminVouchersRoutes, {
+    ...auth,
+    vouchers: selfServe.vouchers,
+    payments: selfServe.payments,
+    accounts: accounts.accounts,
+    clock: accounts.clock,
+  });
   const models = () => deps.catalogue.list();
   await app.register(adminChannelsRoutes, { ...auth, channels: channelAdminOf(deps), models });
 }
@@ -160,6 +182,7 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
     keyCache: accounts.keyCache,
     billing,
     catalogue: deps.catalogue,
+    catalogueFor: (accountId) => deps.services.catalogue.current().forAccount(accountId),
     now: accounts.clock,
   });
   await app.register(balanceRoutes, { billing });

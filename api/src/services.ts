@@ -1,6 +1,12 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
+import {
+  type CatalogueAdmin,
+  createCatalogueAdmin,
+} from '../../shared/src/catalogue/live/catalogue-admin.ts';
+import type { LiveCatalogue } from '../../shared/src/catalogue/live/live-catalogue.ts';
+import { openLiveCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import { channelSecretOpener } from '../../shared/src/channels/channel-secrets.ts';
 import { type ProcessChannels, startProcessChannels } from '../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../shared/src/config/config.ts';
@@ -10,6 +16,7 @@ import { configuredMediaHandoff } from '../../shared/src/media-jobs/media-handof
 import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts';
 import { WaiterLeases } from '../../shared/src/media-jobs/waiter-lease.ts';
 import { trackQueues } from '../../shared/src/observability/queue-metrics.ts';
+import { startPaymentReconciler } from '../../shared/src/payments/payment-settlement.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../shared/src/runtime/within.ts';
@@ -18,18 +25,25 @@ import { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';
 import { type ConsoleServices, createConsoleServices } from './console/console-services.ts';
 import type { PasswordHasher } from './console/password-hasher.ts';
 import { JobWaiter } from './media/job-waiter.ts';
+import { createSelfServeServices, type SelfServeServices } from './self-serve/self-serve-services.ts';
 import type { MediaDeps } from './use-cases/run-sync-job.ts';
 
 /** The api's stateful modules, built once per process over its connections. */
 export interface ApiServices {
   readonly accounts: Accounts;
   readonly billing: Billing;
+  /** The catalogue as the operator changed it, followed on every replica (docs/catalogue.md). */
+  readonly catalogue: LiveCatalogue;
+  /** The operator's changes to it (operator API and console). */
+  readonly catalogueAdmin: CatalogueAdmin;
   /** Pooled keep-alive connections to every upstream provider. */
   readonly upstream: UpstreamClient;
   /** Media jobs: documents, storage, queues and the waiter of synchronous requests. */
   readonly media: MediaDeps;
   /** The web console's sessions, sign-in limits, passwords and links (docs/console.md). */
   readonly console: ConsoleServices;
+  /** Sign-up and reset by email, Zarinpal top-ups, vouchers (docs/payments.md). */
+  readonly selfServe: SelfServeServices;
   /** The upstream channels: routing, breakers, figures, and the operator's control (docs/channels.md). */
   readonly channels: ProcessChannels;
   close(): Promise<void>;
@@ -72,6 +86,14 @@ export async function createApiServices(
     subscriber,
     logger,
   });
+  // Served by the channels: a provider's models are available while it has an enabled channel.
+  const catalogue = await openLiveCatalogue(
+    config,
+    connections.store.catalogueOverrides,
+    connections.redis,
+    channels.providers,
+    logger,
+  );
   // The api only adds jobs (no blocking commands): its queue connection fails fast like the api's
   // own, so a request whose enqueue meets a Redis outage answers 503 instead of waiting for Redis.
   const queueConnection = createRedis(config.redis, { connectionName: 'api-queues' });
@@ -94,7 +116,7 @@ export async function createApiServices(
     logger,
     now: accounts.clock,
   };
-  await Promise.all([accounts.keyCache.start(), waiter.start()]);
+  await Promise.all([accounts.keyCache.start(), waiter.start(), catalogue.start()]);
   const stopRecovery = startRecoveryLoop(billing, logger);
   const console = createConsoleServices({
     config,
@@ -105,15 +127,36 @@ export async function createApiServices(
     clock: accounts.clock,
     hasher: overrides.passwordHasher,
   });
+  const selfServe = createSelfServeServices({
+    config,
+    redis: connections.redis,
+    store: connections.store,
+    billing,
+    clock: accounts.clock,
+    logger,
+  });
+  // Payments left pending (the payer closed the tab after paying) are verified from here.
+  const stopPayments =
+    selfServe.settlement === undefined ? () => undefined : startPaymentReconciler(selfServe.settlement);
   return {
     accounts,
     billing,
+    catalogue,
+    catalogueAdmin: createCatalogueAdmin({
+      live: catalogue,
+      overrides: connections.store.catalogueOverrides,
+      clock: accounts.clock,
+    }),
     upstream,
     media,
     console,
+    selfServe,
     channels,
     async close() {
       stopRecovery();
+      stopPayments();
+      await withinMs(selfServe.outbox.drain(), 5_000);
+      selfServe.mailer.close();
       await channels.close();
       // Deferred settlements still in memory are written before the connections close.
       await billing.close();
@@ -124,6 +167,8 @@ export async function createApiServices(
       queueConnection.disconnect();
       await withinMs(accounts.keyCache.close(), 2_000);
       subscriber.disconnect();
+      await catalogue.close();
+      catalogue.closeSubscriber();
     },
   };
 }

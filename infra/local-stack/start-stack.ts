@@ -46,6 +46,10 @@ export async function startStack(context: StackContext): Promise<void> {
     WORKER_QUEUES: QUEUE_NAMES.join(','),
     // Without provider keys the whole catalogue is answered offline by the demo simulator.
     SIMULATE_PROVIDERS: 'true',
+    // Anyone may sign up locally; without SMTP_URL the mails land in .local/mail/ and their links
+    // are printed to this log (docs/payments.md, docs/console.md).
+    SIGNUP_MODE: 'open',
+    MAIL_DIR: join(dataDir, 'mail'),
     ...context.env,
     ...added,
     // Channels made through the operator API are sealed under the stack's own key (kept, reused).

@@ -1,5 +1,4 @@
 import type { Worker } from 'bullmq';
-import { servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
@@ -17,16 +16,11 @@ export interface TestWorker {
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   const logger = captureLogger('warn').logger;
   const connections = await openConnections(config, 'worker-test', logger);
-  const media = await createMediaWorkerDeps(
-    config,
-    connections,
-    (channels) => servedCatalogue(config, channels.providers),
-    logger,
-  );
+  const media = await createMediaWorkerDeps(config, connections, logger);
   const connection = createRedis(config.redis, { forBullmq: true });
   const workers = runWorkers({
     connection,
-    prefix: config.queues.prefix,
+    prefix: config.queues.bullmqPrefix,
     queues: config.worker.queues,
     concurrency: config.worker.concurrency,
     lockDurationMs: config.worker.lockDurationMs,

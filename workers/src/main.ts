@@ -1,4 +1,4 @@
-import { loadConfiguredCatalogue, servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { loadBaseCatalogue } from '../../shared/src/catalogue/live/open-live-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
@@ -16,17 +16,13 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Before anything logs: the configured credentials are scrubbed from every line from here on.
   installSecretScrubber(config);
-  // The file checked before any connection opens; served as the channels configure it.
-  loadConfiguredCatalogue(config);
+  // The file and its default media models checked before any connection opens.
+  loadBaseCatalogue(config);
   const logger = createLogger({ name: 'worker', level: config.logLevel });
   const observability = await startProcessObservability(config, 'worker', logger);
   const connections = await openConnections(config, 'worker', logger);
-  const media = await createMediaWorkerDeps(
-    config,
-    connections,
-    (channels) => servedCatalogue(config, channels.providers),
-    logger,
-  );
+  // The channels, and the catalogue they serve as the operator changed it (like every api replica).
+  const media = await createMediaWorkerDeps(config, connections, logger);
   const processors = createProcessors(media.deps);
   const bullmqConnection = createRedis(config.redis, {
     forBullmq: true,

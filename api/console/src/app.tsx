@@ -13,11 +13,14 @@ import { ModelsPage } from './pages/models.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { AccountDetailPage } from './pages/operator/account-detail.tsx';
 import { AccountsPage } from './pages/operator/accounts.tsx';
+import { CataloguePage } from './pages/operator/catalogue.tsx';
 import { ChannelsPage } from './pages/operator/channels.tsx';
 import { QueuesPage } from './pages/operator/queues.tsx';
+import { VouchersPage } from './pages/operator/vouchers.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
+import { CheckMailPage, ForgotPage, SignUpPage, VerifyPage } from './pages/sign-up.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { WalletPage } from './pages/wallet.tsx';
 import { BASE, homeOf, paths } from './paths.ts';
@@ -42,6 +45,10 @@ function Routes() {
     <Router onRouteChange={focusPageTitle}>
       <Route path={`${BASE}/`} component={Home} />
       <Route path={paths.signIn} component={SignInPage} />
+      <Route path={paths.signUp} component={SignUpPage} />
+      <Route path={paths.checkMail} component={CheckMailPage} />
+      <Route path={paths.verify} component={VerifyPage} />
+      <Route path={paths.forgot} component={ForgotPage} />
       <Route path={paths.invite} component={InvitePage} />
       <Route path={paths.reset} component={InvitePage} />
       <Route path={paths.models} component={ModelsPage} />
@@ -55,6 +62,8 @@ function Routes() {
       <Route path={paths.operatorAccounts} component={OperatorAccountsPage} />
       <Route path={`${paths.operatorAccounts}/:id`} component={OperatorAccountDetailPage} />
       <Route path={paths.operatorQueues} component={OperatorQueuesPage} />
+      <Route path={paths.operatorVouchers} component={OperatorVouchersPage} />
+      <Route path={paths.operatorCatalogue} component={OperatorCataloguePage} />
       <Route path={paths.operatorChannels} component={OperatorChannelsPage} />
       <Route default component={NotFoundPage} />
     </Router>
@@ -107,4 +116,6 @@ const HolderAccountPage = guarded('holder', AccountPage);
 const OperatorAccountsPage = guarded('operator', AccountsPage);
 const OperatorAccountDetailPage = guarded('operator', AccountDetailPage);
 const OperatorQueuesPage = guarded('operator', QueuesPage);
+const OperatorVouchersPage = guarded('operator', VouchersPage);
+const OperatorCataloguePage = guarded('operator', CataloguePage);
 const OperatorChannelsPage = guarded('operator', ChannelsPage);

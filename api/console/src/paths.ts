@@ -3,6 +3,10 @@ export const BASE = '/console';
 
 export const paths = {
   signIn: `${BASE}/sign-in`,
+  signUp: `${BASE}/sign-up`,
+  checkMail: `${BASE}/check-mail`,
+  verify: `${BASE}/verify`,
+  forgot: `${BASE}/forgot`,
   invite: `${BASE}/invite`,
   reset: `${BASE}/reset`,
   overview: `${BASE}/overview`,
@@ -15,6 +19,8 @@ export const paths = {
   account: `${BASE}/account`,
   operatorAccounts: `${BASE}/operator/accounts`,
   operatorQueues: `${BASE}/operator/queues`,
+  operatorVouchers: `${BASE}/operator/vouchers`,
+  operatorCatalogue: `${BASE}/operator/catalogue`,
   operatorChannels: `${BASE}/operator/channels`,
 } as const;
 

@@ -3,7 +3,27 @@ import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
 import type { HoldBasis } from '../../../shared/src/billing/hold-calibration.ts';
 import type { HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import { SettlementClosedError } from '../../../shared/src/billing/settlement-batcher.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The catalogue this request is priced from, fixed once its key is known: the snapshot current
+     * then, at its account's prices. Its hold and its charge both come from it, whatever changes
+     * while it runs.
+     */
+    pricedCatalogue?: Catalogue | undefined;
+  }
+}
+
+/** The catalogue a request is priced from (`pricedCatalogue`), else the process's own. */
+export function catalogueOf<C extends Catalogue>(
+  request: { readonly pricedCatalogue?: Catalogue | undefined },
+  fallback: C,
+): Catalogue | C {
+  return request.pricedCatalogue ?? fallback;
+}
 
 /** What admission established about a request, for the handler that serves it. */
 export interface AdmissionContext {
@@ -77,6 +97,8 @@ export interface AdmittedRequest {
   readonly params: unknown;
   readonly headers: FastifyRequest['headers'];
   readonly key: ResolvedKey;
+  /** The catalogue the request is priced from (see `FastifyRequest.pricedCatalogue`). */
+  readonly pricedCatalogue?: Catalogue | undefined;
 }
 
 /** Per-route admission settings (Fastify route `config.admission`). */

@@ -18,6 +18,11 @@ export interface AdmissionDeps {
   readonly keyCache: { lookup(hash: string): Promise<ResolvedKey | null> };
   readonly billing: Pick<Billing, 'admit' | 'rateWindow' | 'release'>;
   readonly catalogue: Pick<Catalogue, 'resolve'>;
+  /**
+   * The catalogue an account's request is priced from, taken once at authentication: the current
+   * snapshot at the account's prices (price plan). Without it, `catalogue` as it is.
+   */
+  readonly catalogueFor?: (accountId: string) => Catalogue;
   readonly now?: () => Date;
 }
 
@@ -112,6 +117,7 @@ export function createAuthenticationHook(deps: AdmissionDeps) {
       throw refused(errors.ipNotAllowed());
     }
     request.authenticatedKey = key;
+    request.pricedCatalogue = deps.catalogueFor?.(key.accountId);
   };
 }
 
@@ -141,9 +147,13 @@ export function createAdmissionHook(deps: AdmissionDeps) {
       params: request.params,
       headers: request.headers,
       key,
+      pricedCatalogue: request.pricedCatalogue,
     };
     const requested = settings.model?.(admitted);
-    const model = requested === undefined ? undefined : deps.catalogue.resolve(requested)?.id;
+    const model =
+      requested === undefined
+        ? undefined
+        : (request.pricedCatalogue ?? deps.catalogue).resolve(requested)?.id;
     const canonical = model ?? requested;
     let hold: HoldEstimate;
     try {

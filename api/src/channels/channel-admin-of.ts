@@ -6,7 +6,8 @@ import { testChannel } from './test-channel.ts';
 
 /** The operator's channel operations over this process's channels, store and catalogue. */
 export function channelAdminOf(deps: AppDeps): ChannelAdmin {
-  const models = () => deps.catalogue.list();
+  // The live catalogue: the models as served now (the operator's changes and the channels).
+  const models = () => deps.services.catalogue.list();
   const { services, config } = deps;
   return new ChannelAdmin({
     repository: services.channels.repository,

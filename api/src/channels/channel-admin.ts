@@ -95,7 +95,7 @@ export class ChannelAdmin {
   }
 
   async create(body: ChannelCreateBody): Promise<ChannelView> {
-    const { vocabulary, secrets, repository } = this.#deps;
+    const { vocabulary, repository } = this.#deps;
     checkProvider(body.provider, vocabulary);
     const baseUrl = body.base_url == null ? null : checkBaseUrl(body.base_url);
     const models = checkModels(body.models ?? null, body.provider, vocabulary);

@@ -13,10 +13,12 @@ import type { AdmittedRequest } from '../admission/admission-context.ts';
  * plan refuses: it is counted, then the handler answers the refusal (a 400 or 404 of its own).
  */
 export function planCache<P>(
-  plan: (request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers'>) => P,
+  plan: (request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers' | 'pricedCatalogue'>) => P,
 ) {
   const plans = new WeakMap<object, { plan: P } | { error: unknown }>();
-  const planned = (request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers'>) => {
+  const planned = (
+    request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers' | 'pricedCatalogue'>,
+  ) => {
     // Every native endpoint takes a body (the raw-body parser hands it over as a Buffer).
     if (!(request.body instanceof Uint8Array))
       return { error: errors.invalidRequest('The request has no body.') };
@@ -27,7 +29,7 @@ export function planCache<P>(
     }
   };
   const of = (
-    request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers'>,
+    request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers' | 'pricedCatalogue'>,
   ): { plan: P } | { error: unknown } => {
     const cacheKey = request.body;
     // A request without a body has no identity to cache under: planned (refused) on each call.
@@ -40,7 +42,7 @@ export function planCache<P>(
   };
   return {
     /** The plan, or the refusal thrown (the handler's view). */
-    require(request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers'>): P {
+    require(request: Pick<FastifyRequest, 'body' | 'params' | 'query' | 'headers' | 'pricedCatalogue'>): P {
       const entry = of(request);
       if ('error' in entry) throw entry.error;
       return entry.plan;

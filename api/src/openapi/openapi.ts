@@ -70,7 +70,16 @@ const TAGS = [
   { name: 'Operator: accounts', description: 'Open, find, read and (de)activate accounts.' },
   { name: 'Operator: keys', description: 'An account’s API keys and their settings.' },
   { name: 'Operator: wallet', description: 'Top-ups and the ledger of an account.' },
+  {
+    name: 'Operator: catalogue',
+    description:
+      'The live catalogue: enable, disable and price models, the exchange rate, the markup, the history of changes.',
+  },
   { name: 'Operator: console links', description: 'One-time links setting an account’s console password.' },
+  {
+    name: 'Operator: vouchers and payments',
+    description: 'Prepaid vouchers, and the top-ups accounts paid through the payment gateway.',
+  },
   {
     name: 'Operator: channels',
     description: 'Upstream channels: the credentials of each provider, their weights, priorities and health.',

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
-import { type AdmittedRequest, bodyModelName } from '../admission/admission-context.ts';
+import { type AdmittedRequest, bodyModelName, catalogueOf } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import type { ChatDeps } from '../chat/chat-context.ts';
 import { chatRequestHold } from '../chat/chat-hold.ts';
@@ -77,7 +77,7 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
     },
     async (request, reply) => {
       const admission = requireAdmission(request);
-      const model = resolveModelFor(deps.catalogue, request.body.model, 'chat');
+      const model = resolveModelFor(catalogueOf(request, deps.catalogue), request.body.model, 'chat');
       const identity = wantsIdentity(admission.key.identityInjection, request.headers['x-service-identity']);
       const input = {
         request: toChatRequest(request.body, model, identity),
@@ -102,7 +102,8 @@ export async function chatCompletionsRoutes(app: FastifyInstance, deps: ChatRout
 /** The hold of a validated chat request; none when its model does not resolve (the handler answers 404). */
 function holdFor(deps: ChatRouteDeps, request: AdmittedRequest): HoldEstimate | bigint {
   const body = request.body as ChatRequestBody;
-  const model = body.model === undefined ? undefined : deps.catalogue.resolve(body.model);
+  const model =
+    body.model === undefined ? undefined : catalogueOf(request, deps.catalogue).resolve(body.model);
   if (model === undefined || model.type !== 'chat') return 0n;
   // Invalid before it is priced: a 400 naming the model's limit, never a 402 for its bound.
   checkOutputBound(model, body);

@@ -3,7 +3,7 @@ import { embeddingHold, type HoldEstimate } from '../../../shared/src/billing/ho
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import type { EmbeddingRequest } from '../../../shared/src/providers/chat-types.ts';
-import { bodyModelName } from '../admission/admission-context.ts';
+import { type AdmittedRequest, bodyModelName, catalogueOf } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import type { ChatDeps } from '../chat/chat-context.ts';
 import {
@@ -48,12 +48,12 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
       config: {
         admission: {
           model: bodyModelName,
-          estimateMicros: (request) => holdFor(deps, request.body as EmbeddingBody),
+          estimateMicros: (request) => holdFor(deps, request.body as EmbeddingBody, request),
         },
       },
     },
     async (request, reply) => {
-      const model = resolveModelFor(deps.catalogue, request.body.model, 'embedding');
+      const model = resolveModelFor(catalogueOf(request, deps.catalogue), request.body.model, 'embedding');
       const { input, dimensions, encoding_format } = request.body;
       return createEmbeddings(deps.chat, {
         request: {
@@ -71,8 +71,13 @@ export async function embeddingsRoutes(app: FastifyInstance, deps: EmbeddingsRou
 }
 
 /** The hold of a validated embedding request; none when its model does not resolve (404 follows). */
-function holdFor(deps: EmbeddingsRouteDeps, body: EmbeddingBody): HoldEstimate | bigint {
-  const model = body.model === undefined ? undefined : deps.catalogue.resolve(body.model);
+function holdFor(
+  deps: EmbeddingsRouteDeps,
+  body: EmbeddingBody,
+  request: AdmittedRequest,
+): HoldEstimate | bigint {
+  const model =
+    body.model === undefined ? undefined : catalogueOf(request, deps.catalogue).resolve(body.model);
   if (model === undefined || model.type !== 'embedding') return 0n;
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
   return embeddingHold(model, inputs, deps.chat.billing.calibration);

@@ -6,7 +6,7 @@ import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { ImageRequest } from '../../../shared/src/providers/media-types.ts';
-import { bodyModelName } from '../admission/admission-context.ts';
+import { type AdmittedRequest, bodyModelName, catalogueOf } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';
 import {
@@ -52,13 +52,17 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
       config: {
         admission: {
           model: (inputs) => bodyModelName(inputs) ?? deps.defaultModel,
-          estimateMicros: ({ body }) => holdFor(deps, body as ImageBody),
+          estimateMicros: (request) => holdFor(deps, request.body as ImageBody, request),
           holdId: (requestId) => mediaJobIdFor('image', requestId),
         },
       },
     },
     async (request, reply) => {
-      const model = resolveModelFor(deps.catalogue, request.body.model ?? deps.defaultModel, 'image');
+      const model = resolveModelFor(
+        catalogueOf(request, deps.catalogue),
+        request.body.model ?? deps.defaultModel,
+        'image',
+      );
       const { prompt, n, size, quality, background, aspect_ratio } = request.body;
       const input: ImageRequest = { prompt, n, ...defined({ size, quality, background, aspect_ratio }) };
       const delivered = await runSyncJob(deps.media, {
@@ -93,8 +97,8 @@ export async function imagesRoutes(app: FastifyInstance, deps: ImagesRouteDeps):
  * The hold of a validated image request (never called for one that failed its 422 validation):
  * its `n` images (1 to 4, default 1) at the model's price; none when the model does not resolve.
  */
-function holdFor(deps: ImagesRouteDeps, body: ImageBody): HoldEstimate | bigint {
-  const model = deps.catalogue.resolve(body.model ?? deps.defaultModel);
+function holdFor(deps: ImagesRouteDeps, body: ImageBody, request: AdmittedRequest): HoldEstimate | bigint {
+  const model = catalogueOf(request, deps.catalogue).resolve(body.model ?? deps.defaultModel);
   if (model === undefined || model.type !== 'image') return 0n;
   return boundedHold(mediaCostMicros(model.pricing, body.n));
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { type Catalogue, toPublicModel } from '../../../shared/src/catalogue/catalogue.ts';
+import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import { publicModelList } from '../../../shared/src/catalogue/live/public-list.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
 import { errorResponses, jsonResponse, PUBLIC } from '../openapi/responses.ts';
 import { modelListSchema, modelSchema } from '../schemas/model.schema.ts';
@@ -10,12 +11,12 @@ export interface ModelsRouteDeps {
 
 /**
  * The public model catalogue: no key, no rate limit. Ids contain slashes, so the single-model route
- * takes the rest of the path; `%2F`-encoded slashes are decoded like literal ones.
+ * takes the rest of the path; `%2F`-encoded slashes are decoded like literal ones. A model the
+ * operator disabled leaves both at once (the list is the current snapshot's).
  */
 export async function modelsRoutes(app: FastifyInstance, deps: ModelsRouteDeps): Promise<void> {
-  const visible = deps.catalogue.list().filter((model) => model.enabled);
-  const list = { object: 'list', data: visible.map(toPublicModel) };
-  const byId = new Map(list.data.map((model) => [model.id, model]));
+  // Read per request: the list of the catalogue's current snapshot (a change shows at once).
+  const listNow = () => publicModelList(deps.catalogue);
 
   app.get(
     '/v1/models',
@@ -28,7 +29,10 @@ export async function modelsRoutes(app: FastifyInstance, deps: ModelsRouteDeps):
         response: { 200: jsonResponse('The models.', modelListSchema), ...errorResponses(PUBLIC) },
       },
     },
-    async () => list,
+    async () => {
+      const { object, data } = listNow();
+      return { object, data };
+    },
   );
 
   app.get<{ Params: { '*': string } }>(
@@ -56,7 +60,7 @@ export async function modelsRoutes(app: FastifyInstance, deps: ModelsRouteDeps):
     },
     async (request) => {
       const id = decodeModelId(request.params['*']);
-      const model = id === undefined ? undefined : byId.get(id);
+      const model = id === undefined ? undefined : listNow().byId.get(id);
       if (model === undefined) throw errors.modelNotFound(id ?? request.params['*']);
       return model;
     },

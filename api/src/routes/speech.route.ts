@@ -6,7 +6,7 @@ import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { SpeechRequest } from '../../../shared/src/providers/media-types.ts';
-import { bodyModelName } from '../admission/admission-context.ts';
+import { type AdmittedRequest, bodyModelName, catalogueOf } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';
 import {
@@ -59,13 +59,17 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
       config: {
         admission: {
           model: (inputs) => bodyModelName(inputs) ?? deps.defaultModel,
-          estimateMicros: ({ body }) => holdFor(deps, body as SpeechBody),
+          estimateMicros: (request) => holdFor(deps, request.body as SpeechBody, request),
           holdId: (requestId) => mediaJobIdFor('speech', requestId),
         },
       },
     },
     async (request, reply) => {
-      const model = resolveModelFor(deps.catalogue, request.body.model ?? deps.defaultModel, 'tts');
+      const model = resolveModelFor(
+        catalogueOf(request, deps.catalogue),
+        request.body.model ?? deps.defaultModel,
+        'tts',
+      );
       const { input, voice, instructions, speed } = request.body;
       const delivered = await runSyncJob(deps.media, {
         request: { kind: 'speech', input: { input, voice, ...defined({ instructions, speed }) } },
@@ -97,8 +101,8 @@ export async function speechRoutes(app: FastifyInstance, deps: SpeechRouteDeps):
  * The hold of a validated speech request (never called for one that failed its 422 validation):
  * its input's characters (at most 10,000) at the model's price; none when the model does not resolve.
  */
-function holdFor(deps: SpeechRouteDeps, body: SpeechBody): HoldEstimate | bigint {
-  const model = deps.catalogue.resolve(body.model ?? deps.defaultModel);
+function holdFor(deps: SpeechRouteDeps, body: SpeechBody, request: AdmittedRequest): HoldEstimate | bigint {
+  const model = catalogueOf(request, deps.catalogue).resolve(body.model ?? deps.defaultModel);
   if (model === undefined || model.type !== 'tts') return 0n;
   return boundedHold(mediaCostMicros(model.pricing, body.input.length));
 }

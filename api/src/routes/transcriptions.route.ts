@@ -6,6 +6,7 @@ import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
+import { catalogueOf } from '../admission/admission-context.ts';
 import { type AdmissionDeps, admitHold } from '../admission/admit-request.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';
@@ -70,7 +71,7 @@ export async function transcriptionsRoutes(
         const { model: name, language, prompt } = upload.fields;
         if (language !== undefined && !LANGUAGE.test(language))
           throw fieldError('language', 'must be a language code such as en or fa');
-        const model = resolveModelFor(deps.catalogue, name ?? deps.defaultModel, 'stt');
+        const model = resolveModelFor(catalogueOf(request, deps.catalogue), name ?? deps.defaultModel, 'stt');
         const seconds = upload.probe.durationSeconds;
         admission = await admitHold(
           deps.admission,

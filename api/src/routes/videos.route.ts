@@ -5,7 +5,7 @@ import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { resolveModelFor } from '../../../shared/src/catalogue/resolve-for-endpoint.ts';
 import { mediaJobIdFor } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { VideoRequest } from '../../../shared/src/providers/media-types.ts';
-import { bodyModelName } from '../admission/admission-context.ts';
+import { bodyModelName, catalogueOf } from '../admission/admission-context.ts';
 import { requireAdmission } from '../admission/require-admission.ts';
 import { defined } from '../media/defined.ts';
 import { sendVideoContent } from '../media/send-video-content.ts';
@@ -90,14 +90,15 @@ export async function videosRoutes(app: FastifyInstance, deps: VideosRouteDeps):
       config: {
         admission: {
           model: bodyModelName,
-          estimateMicros: ({ body }) => holdFor(deps.catalogue, body as VideoBody),
+          estimateMicros: (request) =>
+            holdFor(catalogueOf(request, deps.catalogue), request.body as VideoBody),
           holdId: (requestId) => mediaJobIdFor('video', requestId),
         },
       },
     },
     async (request, reply) => {
       const admission = requireAdmission(request);
-      const model = resolveModelFor(deps.catalogue, request.body.model, 'video');
+      const model = resolveModelFor(catalogueOf(request, deps.catalogue), request.body.model, 'video');
       const { prompt, duration, aspect_ratio, resolution } = request.body;
       const job = await createVideo(videos, {
         admission,

@@ -42,6 +42,8 @@ export async function createVideo(deps: CreateVideoDeps, input: CreateVideoInput
       model: input.model.id,
       request: { kind: 'video', input: input.video },
       holdMicros: admission.estimateMicros,
+      // Charged at these prices when the render ends, whatever the catalogue says by then.
+      pricing: input.model.pricing,
       deadlineAt: new Date(now.getTime() + deps.deadlineMs),
     },
     now,

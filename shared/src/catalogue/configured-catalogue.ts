@@ -1,6 +1,8 @@
 import type { ChannelRouting } from '../channels/channel-router.ts';
 import type { Config } from '../config/config.ts';
 import { isRouteConfigured } from '../providers/provider-registry.ts';
+import { type Catalogue, type CatalogueModel, createCatalogue } from './catalogue.ts';
+import { CatalogueError, loadCatalogue } from './load-catalogue.ts';
 
 /** Which providers the process may call: those with an enabled channel. */
 export type ConfiguredProviders = Pick<ChannelRouting, 'isConfigured'>;
@@ -16,9 +18,6 @@ export function environmentProviders(
   );
   return { isConfigured: (provider) => configured.has(provider) };
 }
-
-import { type Catalogue, type CatalogueModel, createCatalogue } from './catalogue.ts';
-import { CatalogueError, loadCatalogue } from './load-catalogue.ts';
 
 /**
  * The catalogue as a process uses it: the configured file, with the configured OpenAI-compatible
@@ -44,6 +43,18 @@ export function loadConfiguredCatalogue(
   const catalogue = loadCatalogue(config.catalogue.path, {
     extraProviders: Object.keys(config.compatibleUpstreams),
   });
+  checkDefaultMediaModels(catalogue, config);
+  return withConfiguredProviders(catalogue, config, providers);
+}
+
+/**
+ * Stops the process (CatalogueError) when a default media model is missing from the file, disabled
+ * there, or of another type.
+ */
+export function checkDefaultMediaModels(
+  catalogue: Catalogue,
+  config: Pick<Config, 'catalogue' | 'media'>,
+): void {
   const defaults = [
     ['DEFAULT_IMAGE_MODEL', config.media.defaultImageModel, 'image'],
     ['DEFAULT_TTS_MODEL', config.media.defaultTtsModel, 'tts'],
@@ -57,7 +68,6 @@ export function loadConfiguredCatalogue(
     return [];
   });
   if (problems.length > 0) throw new CatalogueError(config.catalogue.path ?? '(built-in)', problems);
-  return withConfiguredProviders(catalogue, config, providers);
 }
 
 /** The catalogue with every model that has no configured route served as disabled, or simulated. */
@@ -92,59 +102,4 @@ function simulated(model: CatalogueModel): CatalogueModel {
     ...model,
     routes: Object.freeze([Object.freeze({ provider: 'demo', native_id: nativeId })]),
   });
-}
-
-/**
- * A catalogue whose snapshot can be swapped: every holder of this object reads the current one.
- * Each snapshot is frozen; `replace` installs a new one whole.
- */
-export class SwappableCatalogue implements Catalogue {
-  #current: Catalogue;
-
-  constructor(initial: Catalogue) {
-    this.#current = initial;
-  }
-
-  get current(): Catalogue {
-    return this.#current;
-  }
-
-  get exchangeRate(): Catalogue['exchangeRate'] {
-    return this.#current.exchangeRate;
-  }
-
-  list(): readonly CatalogueModel[] {
-    return this.#current.list();
-  }
-
-  get(id: string): CatalogueModel | undefined {
-    return this.#current.get(id);
-  }
-
-  resolve(name: string): CatalogueModel | undefined {
-    return this.#current.resolve(name);
-  }
-
-  replace(next: Catalogue): void {
-    this.#current = next;
-  }
-}
-
-/** What serving the catalogue by the channels needs: which providers are configured, and when that changes. */
-export interface ChannelProviders extends ConfiguredProviders {
-  onChange(listener: () => void): void;
-}
-
-/**
- * The catalogue as a process serves it while its channels change: the file checked once, each
- * model served, simulated or unavailable by whether its providers have an enabled channel now,
- * rebuilt whenever the channels change (within 2 s on every process).
- */
-export function servedCatalogue(
-  config: Pick<Config, 'catalogue' | 'compatibleUpstreams' | 'media' | 'providers' | 'simulateProviders'>,
-  providers: ChannelProviders,
-): SwappableCatalogue {
-  const served = new SwappableCatalogue(loadConfiguredCatalogue(config, providers));
-  providers.onChange(() => served.replace(loadConfiguredCatalogue(config, providers)));
-  return served;
 }

@@ -121,6 +121,29 @@ export interface Config {
   readonly metrics: MetricsConfig;
   /** OpenTelemetry traces: exported over OTLP/HTTP only when an endpoint is set. */
   readonly tracing: { readonly otlpEndpoint: string | undefined };
+  /** `SIGNUP_MODE`: `open` lets anyone sign up in the console by email; `invite` (default) does not. */
+  readonly signupMode: 'open' | 'invite';
+  /** Outgoing mail (docs/mail.md). */
+  readonly mail: MailConfig;
+  /** Wallet top-ups through a payment gateway (docs/payments.md). */
+  readonly payments: PaymentsConfig;
+}
+
+export interface MailConfig {
+  /** `SMTP_URL` (`smtp://` or `smtps://`, credentials inside); unset: mails go to `.eml` files. */
+  readonly smtpUrl: string | undefined;
+  /** `MAIL_FROM`: the sender of every mail. */
+  readonly from: string;
+  /** `MAIL_DIR`: where mails are written as `.eml` files when there is no `SMTP_URL`. */
+  readonly dir: string;
+}
+
+export interface PaymentsConfig {
+  /** Zarinpal, enabled when `ZARINPAL_MERCHANT_ID` is set; undefined otherwise. */
+  readonly zarinpal: { readonly merchantId: string; readonly baseUrl: string } | undefined;
+  /** Smallest and largest top-up through the gateway, in whole Toman. */
+  readonly minToman: number;
+  readonly maxToman: number;
 }
 
 export interface MetricsConfig {
@@ -416,6 +439,22 @@ const envSchema = z.object({
       .refine((v) => !/[?#]/.test(v), 'must not have a query or a fragment')
       .transform((v) => v.replace(/\/+$/, '')),
   ),
+  SIGNUP_MODE: z.enum(['open', 'invite']).default('invite'),
+  SMTP_URL: optional(url(['smtp:', 'smtps:'])),
+  MAIL_FROM: z.string().trim().min(3).default('Model gateway <no-reply@gateway.local>'),
+  MAIL_DIR: z.string().trim().min(1).default('.local/mail'),
+  ZARINPAL_MERCHANT_ID: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9-]{36}$/, 'must be the 36-character merchant id Zarinpal gave'),
+  ),
+  ZARINPAL_BASE_URL: url(['http:', 'https:'])
+    .refine((v) => !/[?#]/.test(v), 'must not have a query or a fragment')
+    .transform((v) => v.replace(/\/+$/, ''))
+    .default('https://payment.zarinpal.com'),
+  PAYMENT_MIN_TOMAN: int(1, 1_000_000_000_000).default(10_000),
+  PAYMENT_MAX_TOMAN: int(1, 1_000_000_000_000).default(100_000_000),
   ...providerVariables(),
 });
 
@@ -546,6 +585,9 @@ export function loadConfig(env: Env): Config {
   if ((present.S3_ACCESS_KEY_ID === undefined) !== (present.S3_SECRET_ACCESS_KEY === undefined)) {
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
   }
+  if (parsed.success && parsed.data.PAYMENT_MIN_TOMAN > parsed.data.PAYMENT_MAX_TOMAN) {
+    problems.push('PAYMENT_MIN_TOMAN must not be above PAYMENT_MAX_TOMAN');
+  }
   const compatible = parsed.success
     ? compatibleUpstreams(parsed.data.OPENAI_COMPATIBLE_UPSTREAMS, present, problems)
     : {};
@@ -636,6 +678,16 @@ export function loadConfig(env: Env): Config {
     },
     metrics: { token: e.METRICS_TOKEN, host: e.METRICS_HOST, port: e.METRICS_PORT },
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT },
+    signupMode: e.SIGNUP_MODE,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, dir: e.MAIL_DIR },
+    payments: {
+      zarinpal:
+        e.ZARINPAL_MERCHANT_ID === undefined
+          ? undefined
+          : { merchantId: e.ZARINPAL_MERCHANT_ID, baseUrl: e.ZARINPAL_BASE_URL },
+      minToman: e.PAYMENT_MIN_TOMAN,
+      maxToman: e.PAYMENT_MAX_TOMAN,
+    },
   });
 }
 

@@ -1,3 +1,4 @@
+import type { ModelPricing } from '../catalogue/catalogue.ts';
 import type { ImageRequest, SpeechRequest, VideoRequest } from '../providers/media-types.ts';
 
 /** The four media job kinds; each has its BullMQ queue of the same name. */
@@ -94,6 +95,11 @@ export interface MediaJob {
   request: MediaJobRequest;
   /** The cost held at admission, in µIRT (released or replaced when the job ends). */
   holdMicros: bigint;
+  /**
+   * The unit prices the request was admitted at, when stored with it (a video: its charge at the
+   * end of the render is priced from them, whatever the catalogue says by then). Absent otherwise.
+   */
+  pricing?: ModelPricing;
   result: MediaJobResult | null;
   /** The cost charged, in µIRT, once charged. */
   costMicros: bigint | null;

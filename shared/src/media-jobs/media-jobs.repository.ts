@@ -1,3 +1,4 @@
+import type { ModelPricing } from '../catalogue/catalogue.ts';
 import type {
   MediaJob,
   MediaJobError,
@@ -30,6 +31,8 @@ export interface NewMediaJob {
   request: MediaJobRequest;
   holdMicros: bigint;
   deadlineAt: Date | null;
+  /** The unit prices the request was admitted at (a video is charged them when its render ends). */
+  pricing?: ModelPricing | null;
 }
 
 /** Where a page of `listUnfinished` ends: the next page starts after this job. */

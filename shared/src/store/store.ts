@@ -2,15 +2,18 @@ import type { AccountsRepository } from '../accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../accounts/credentials.repository.ts';
 import type { MoneyStore } from '../billing/money-store.ts';
+import type { CatalogueOverridesRepository } from '../catalogue/live/catalogue-overrides.repository.ts';
 import type { ChannelsRepository } from '../channels/channels.repository.ts';
 import type { MediaJobsRepository } from '../media-jobs/media-jobs.repository.ts';
+import type { PaymentsRepository } from '../payments/payments.repository.ts';
+import type { VouchersRepository } from '../vouchers/vouchers.repository.ts';
 
 /** Which implementation holds the durable state. */
 export type StoreKind = 'sqlite' | 'mongodb';
 
 /**
  * The durable state of the service behind one contract per aggregate: accounts and keys (with the
- * accounts' console credentials), money, media jobs. SQLite (one file, the default of a single
+ * accounts' console credentials), money, media jobs, payments and vouchers. SQLite (one file, the default of a single
  * host) and MongoDB (a replica set, for replicas on many hosts) implement it; the domain above is
  * written once.
  */
@@ -24,6 +27,12 @@ export interface Store {
   readonly credentials: CredentialsRepository;
   readonly money: MoneyStore;
   readonly mediaJobs: MediaJobsRepository;
+  /** Wallet top-ups through a payment gateway (docs/payments.md). */
+  readonly payments: PaymentsRepository;
+  /** Prepaid vouchers, by the digest of their codes. */
+  readonly vouchers: VouchersRepository;
+  /** The operator's changes to the catalogue, their history and the store-wide version. */
+  readonly catalogueOverrides: CatalogueOverridesRepository;
   /** Upstream channels (credentials sealed). */
   readonly channels: ChannelsRepository;
   /** Resolves when the store answers a trivial read (readiness); rejects otherwise. */

@@ -107,7 +107,7 @@ export interface NamedSecret {
 
 /** The parts of the configuration that hold secrets. */
 export type SecretSources = Pick<Config, 'providers' | 'compatibleUpstreams' | 'adminToken' | 's3'> &
-  Partial<Pick<Config, 'redis' | 'store' | 'channelSecrets'>>;
+  Partial<Pick<Config, 'redis' | 'store' | 'mail' | 'payments' | 'channelSecrets'>>;
 
 /** Every secret the configuration holds: upstream keys, admin token, S3 secret, URL passwords. */
 export function configuredSecrets(config: SecretSources): NamedSecret[] {
@@ -128,6 +128,8 @@ export function configuredSecrets(config: SecretSources): NamedSecret[] {
     add('redis.password', config.redis.password);
   if (config.redis?.mode === 'sentinel') add('redis.sentinelPassword', config.redis.sentinelPassword);
   if (config.store?.kind === 'mongodb') add('store.url password', urlPassword(config.store.url));
+  if (config.mail?.smtpUrl !== undefined) add('mail.smtpUrl password', urlPassword(config.mail.smtpUrl));
+  add('payments.zarinpal.merchantId', config.payments?.zarinpal?.merchantId);
   return found;
 }
 

@@ -47,7 +47,15 @@ describe('benchLines', () => {
 
   it('has a line without its figures as n/a, neither met nor missed', () => {
     const lines = benchLines({ ...run, rps: {}, idleMb: { gateway: 202 }, growthMb: {} });
-    expect(lines.map((line) => line.met)).toEqual([undefined, undefined, true, false, true, undefined, undefined]);
+    expect(lines.map((line) => line.met)).toEqual([
+      undefined,
+      undefined,
+      true,
+      false,
+      true,
+      undefined,
+      undefined,
+    ]);
     expect(lines[0]).toMatchObject({ gateway: 'n/a', floor: 'n/a' });
   });
 });

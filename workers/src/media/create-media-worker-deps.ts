@@ -1,6 +1,9 @@
 import { type Billing, createBilling } from '../../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../../shared/src/billing/recovery-loop.ts';
-import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import {
+  type OpenedLiveCatalogue,
+  openLiveCatalogue,
+} from '../../../shared/src/catalogue/live/open-live-catalogue.ts';
 import { channelSecretOpener } from '../../../shared/src/channels/channel-secrets.ts';
 import { type ProcessChannels, startProcessChannels } from '../../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
@@ -17,13 +20,22 @@ import type { MediaWorkerDeps } from './media-worker-deps.ts';
 /** How long closing waits for the upstream calls still running (those of jobs left unfinished). */
 const CLIENT_CLOSE_MS = 500;
 
-/** Wires the media processors' dependencies over a worker process's connections; `close` undoes it. */
+/**
+ * Wires the media processors' dependencies over a worker process's connections; `close` undoes it.
+ * The channels start first: the live catalogue serves a provider's models while it has an enabled
+ * channel, and follows the operator's changes like every api replica.
+ */
 export async function createMediaWorkerDeps(
   config: Config,
   connections: Connections,
-  catalogue: Catalogue | ((channels: ProcessChannels) => Catalogue),
   logger: Logger,
-): Promise<{ deps: MediaWorkerDeps; billing: Billing; channels: ProcessChannels; close(): Promise<void> }> {
+): Promise<{
+  deps: MediaWorkerDeps;
+  billing: Billing;
+  channels: ProcessChannels;
+  catalogue: OpenedLiveCatalogue;
+  close(): Promise<void>;
+}> {
   // The configured credentials, scrubbed by value from upstream text, job errors and log lines.
   installSecretScrubber(config, logger);
   const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
@@ -36,6 +48,14 @@ export async function createMediaWorkerDeps(
     redis: connections.redis,
     logger,
   });
+  const catalogue = await openLiveCatalogue(
+    config,
+    connections.store.catalogueOverrides,
+    connections.redis,
+    channels.providers,
+    logger,
+  );
+  await catalogue.start();
   const stopRecovery = startRecoveryLoop(billing, logger);
   const deps: MediaWorkerDeps = {
     jobs: connections.store.mediaJobs,
@@ -47,7 +67,7 @@ export async function createMediaWorkerDeps(
     }),
     billing,
     client,
-    catalogue: typeof catalogue === 'function' ? catalogue(channels) : catalogue,
+    catalogue,
     channels: channels.routing,
     config,
     now: () => new Date(),
@@ -57,8 +77,11 @@ export async function createMediaWorkerDeps(
     deps,
     billing,
     channels,
+    catalogue,
     async close() {
       stopRecovery();
+      await catalogue.close();
+      catalogue.closeSubscriber();
       await channels.close();
       // Video charges settle here: what a settlement left to finish is written before the exit.
       await billing.close();

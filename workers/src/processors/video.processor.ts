@@ -100,7 +100,8 @@ async function deliver(
   // a failed video is never charged, so a job that left `running` is not charged here.
   if ((await deps.jobs.recordProgress(job.id, 99, deps.now())) === null)
     throw new JobEndedElsewhere(job.id, [key]);
-  const costMicros = mediaCostMicros(model.pricing, input.duration);
+  // The prices the video was admitted at (stored with its job); a job from before: the catalogue's.
+  const costMicros = mediaCostMicros(job.pricing ?? model.pricing, input.duration);
   await settleJobCharge(deps.billing, job, model.id, costMicros);
   observeCharge(model.id, route.provider, NO_TOKENS, costMicros);
   const expiresAt = new Date(deps.now().getTime() + deps.config.media.videoRetentionMs);

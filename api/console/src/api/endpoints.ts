@@ -9,16 +9,21 @@ import type {
   ChannelTest,
   CreatedAccount,
   CreatedKey,
+  CreatedVouchers,
   FailedJob,
   Invitation,
   KeySettings,
   LedgerPage,
   Model,
   Overview,
+  Payment,
   QueueCounts,
+  SelfServeSettings,
   Session,
+  StartedPayment,
   UsageReport,
   Video,
+  Voucher,
 } from './types.ts';
 
 type List<T> = { readonly data: readonly T[] };
@@ -151,6 +156,52 @@ export const discardJob = (queue: string, jobId: string) =>
     'POST',
     `/queues/${encodeURIComponent(queue)}/failed/${encodeURIComponent(jobId)}/discard`,
   );
+
+// ---- self-serve: sign-up, forgotten password, top-ups through the gateway, vouchers
+
+/** The page's language goes with the mails it asks for (their language). */
+const language = () => ({ 'accept-language': document.documentElement.lang || 'en' });
+
+export const getSelfServe = (signal?: AbortSignal) =>
+  consoleApi<SelfServeSettings>('GET', '/self-serve', { signal, expectUnauthorized: true });
+
+export const signUp = (email: string, password: string, name: string | null) =>
+  consoleApi<{ status: string }>('POST', '/sign-up', {
+    body: name === null ? { email, password } : { email, password, name },
+    headers: language(),
+    expectUnauthorized: true,
+  });
+
+export const verifySignUp = (token: string) =>
+  consoleApi<Session>('POST', '/sign-up/verify', { body: { token }, expectUnauthorized: true });
+
+export const forgotPassword = (email: string) =>
+  consoleApi<{ status: string }>('POST', '/password/forgot', {
+    body: { email },
+    headers: language(),
+    expectUnauthorized: true,
+  });
+
+export const startPayment = (amount: number) =>
+  consoleApi<StartedPayment>('POST', '/payments', { body: { amount } });
+
+export const listPayments = async (signal?: AbortSignal) =>
+  (await consoleApi<List<Payment>>('GET', '/payments', { signal })).data;
+
+export const redeemVoucher = (code: string) =>
+  consoleApi<{ amount: number; balance: number }>('POST', '/vouchers/redeem', { body: { code } });
+
+export const createVouchers = (body: { amount: number; count: number; expires_at?: string; note?: string }) =>
+  consoleApi<CreatedVouchers>('POST', '/vouchers', { body });
+
+export const listVouchers = async (status: 'used' | 'unused' | undefined, signal?: AbortSignal) =>
+  (await consoleApi<List<Voucher>>('GET', '/vouchers', { query: { status }, signal })).data;
+
+export const accountPayments = async (accountId: string, signal?: AbortSignal) =>
+  (await consoleApi<List<Payment>>('GET', `/accounts/${encodeURIComponent(accountId)}/payments`, { signal }))
+    .data;
+
+// ---- upstream channels (operator)
 
 export const listChannels = async (signal?: AbortSignal) =>
   (await consoleApi<List<Channel>>('GET', '/channels', { signal })).data;

@@ -216,6 +216,57 @@ export interface FailedJob {
   readonly failed_at: string | null;
 }
 
+/** `GET /self-serve`: whether sign-up and top-ups through the gateway are open. */
+export interface SelfServeSettings {
+  readonly sign_up: 'open' | 'invite';
+  readonly payments: {
+    readonly enabled: boolean;
+    readonly min: number;
+    readonly max: number;
+    readonly presets: readonly number[];
+  };
+}
+
+export interface Payment {
+  readonly id: string;
+  readonly amount: number;
+  readonly status: 'pending' | 'paid' | 'failed';
+  readonly ref_id: number | null;
+  readonly card_pan: string | null;
+  readonly reason: string | null;
+  readonly created: string;
+  readonly paid_at: string | null;
+}
+
+export interface StartedPayment {
+  readonly id: string;
+  readonly amount: number;
+  readonly status: 'pending';
+  readonly redirect_url: string;
+  readonly created: string;
+}
+
+export interface Voucher {
+  readonly id: string;
+  readonly batch_id: string;
+  readonly amount: number;
+  readonly note: string | null;
+  readonly status: 'unused' | 'used' | 'expired';
+  readonly expires_at: string | null;
+  readonly created: string;
+  readonly redeemed_at: string | null;
+  readonly redeemed_by: string | null;
+}
+
+export interface CreatedVouchers {
+  readonly batch_id: string;
+  readonly codes: readonly string[];
+  readonly amount: number;
+  readonly count: number;
+  readonly expires_at: string | null;
+  readonly note: string | null;
+}
+
 /** An upstream channel, as `/console/api/channels` answers it (docs/channels.md). */
 export interface Channel {
   id: string;

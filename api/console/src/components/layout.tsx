@@ -19,6 +19,8 @@ const OPERATOR_NAV: readonly (readonly [string, MessageKey])[] = [
   [paths.operatorAccounts, 'nav.accounts'],
   [paths.operatorChannels, 'nav.channels'],
   [paths.operatorQueues, 'nav.queues'],
+  [paths.operatorVouchers, 'nav.vouchers'],
+  [paths.operatorCatalogue, 'nav.catalogue'],
   [paths.models, 'nav.models'],
 ];
 

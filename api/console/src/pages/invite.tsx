@@ -9,7 +9,7 @@ import { useSession } from '../session.tsx';
 export const MIN_PASSWORD_LENGTH = 10;
 
 /** Reads `#token=…` once and drops it from the address bar and history. */
-function takeToken(): string | undefined {
+export function takeToken(): string | undefined {
   const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
   const token = params.get('token') ?? undefined;
   if (token !== undefined) {

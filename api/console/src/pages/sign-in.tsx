@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { operatorSignIn, signIn } from '../api/endpoints.ts';
+import { getSelfServe, operatorSignIn, signIn } from '../api/endpoints.ts';
 import type { Session } from '../api/types.ts';
-import { ErrorMessage, Field, PageHeader } from '../components/ui.tsx';
+import { ErrorMessage, Field, PageHeader, useAsync } from '../components/ui.tsx';
 import { useI18n } from '../i18n/i18n.tsx';
-import { BASE, homeOf } from '../paths.ts';
+import { BASE, homeOf, paths } from '../paths.ts';
 import { useSession } from '../session.tsx';
 
 type Mode = 'holder' | 'operator';
@@ -49,6 +49,7 @@ export function SignInPage() {
         {mode === 'holder' ? <HolderForm onDone={goOn} /> : <OperatorForm onDone={goOn} />}
       </div>
       <p class="muted">{t('signin.no_password')}</p>
+      <SelfServeLinks />
     </section>
   );
 }
@@ -146,5 +147,18 @@ function OperatorForm({ onDone }: { onDone: (session: Session) => void }) {
         {busy ? t('common.working') : t('signin.submit_operator')}
       </button>
     </form>
+  );
+}
+
+/** Forgotten password, and sign-up where it is open (SIGNUP_MODE=open). */
+function SelfServeLinks() {
+  const { t } = useI18n();
+  const settings = useAsync((signal) => getSelfServe(signal), []);
+  const open = settings.status === 'ready' && settings.data.sign_up === 'open';
+  return (
+    <p class="self-serve-links">
+      <a href={paths.forgot}>{t('signin.forgot')}</a>
+      {open ? <a href={paths.signUp}>{t('signin.sign_up')}</a> : null}
+    </p>
   );
 }

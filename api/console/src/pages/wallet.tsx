@@ -1,16 +1,21 @@
-import { getLedger, getOverview } from '../api/endpoints.ts';
+import { useState } from 'preact/hooks';
+import { getLedger, getOverview, getSelfServe, listPayments } from '../api/endpoints.ts';
 import type { LedgerEntry, LedgerPage } from '../api/types.ts';
 import { AsyncView, PageHeader, Pager, useAsync, useCursorPages } from '../components/ui.tsx';
 import { type MessageKey, useI18n } from '../i18n/i18n.tsx';
+import { PaymentResult, PaymentsView, RedeemCard, TopUpCard } from './payments.tsx';
 
 export const LEDGER_PAGE_SIZE = 50;
 
 export function WalletPage() {
   const { t, format } = useI18n();
-  const balance = useAsync((signal) => getOverview(7, signal), []);
+  const [version, setVersion] = useState(0);
+  const balance = useAsync((signal) => getOverview(7, signal), [version]);
+  const settings = useAsync((signal) => getSelfServe(signal), []);
   return (
     <section>
       <PageHeader title={t('wallet.title')} />
+      <PaymentResult />
       <AsyncView state={balance}>
         {(data) => (
           <div class="stats">
@@ -24,8 +29,17 @@ export function WalletPage() {
           </div>
         )}
       </AsyncView>
+      <div class="wallet-actions">
+        {settings.status === 'ready' && settings.data.payments.enabled ? (
+          <TopUpCard settings={settings.data.payments} />
+        ) : settings.status === 'ready' ? (
+          <p class="note">{t('wallet.topup_disabled')}</p>
+        ) : null}
+        <RedeemCard onRedeemed={() => setVersion((n) => n + 1)} />
+      </div>
+      <PaymentsView load={(signal) => listPayments(signal)} version={version} />
       <p class="note">{t('wallet.topup_note')}</p>
-      <LedgerView load={(query, signal) => getLedger(query, signal)} />
+      <LedgerView key={version} load={(query, signal) => getLedger(query, signal)} />
     </section>
   );
 }

@@ -9,6 +9,7 @@ import {
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { anthropicProtocol } from '../../../../shared/src/native/stream/text-protocols.ts';
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
+import { catalogueOf } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
@@ -34,7 +35,7 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
     const path = endpoint === 'messages' ? '/anthropic/v1/messages' : '/anthropic/v1/messages/count_tokens';
     const plans = planCache((request) => {
       const body = request.body as Buffer;
-      const mapped = mapAnthropicModel(body, deps.catalogue);
+      const mapped = mapAnthropicModel(body, catalogueOf(request, deps.catalogue));
       const parsed: unknown = JSON.parse(body.toString('utf8'));
       if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
       // count_tokens answers no output: free, nothing to bound.

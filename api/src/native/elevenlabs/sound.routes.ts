@@ -7,6 +7,7 @@ import { checkSoundBounds, SOUND_SECONDS } from '../../../../shared/src/native/e
 import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { audioProtocol } from '../../../../shared/src/native/stream/stream-protocol.ts';
+import { catalogueOf } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { planCache } from '../native-plan.ts';
@@ -30,7 +31,7 @@ import {
 export async function soundRoutes(app: FastifyInstance, deps: NativeDeps): Promise<void> {
   const plans = planCache((request) => {
     const body = rawBodyOf(request);
-    const mapped = mapSoundModel(body, deps.catalogue);
+    const mapped = mapSoundModel(body, catalogueOf(request, deps.catalogue));
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
     const seconds = checkSoundBounds(parsed);

@@ -7,6 +7,7 @@ import { speechUsage } from '../../../../shared/src/native/elevenlabs/usage.ts';
 import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
 import { audioProtocol } from '../../../../shared/src/native/stream/stream-protocol.ts';
+import { catalogueOf } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import type { NativeDeps } from '../native-deps.ts';
 import { planCache } from '../native-plan.ts';
@@ -39,7 +40,7 @@ export async function speechRoutes(app: FastifyInstance, deps: NativeDeps): Prom
     if (!VOICE_ID.test(voiceId))
       throw errors.invalidRequest('The voice id may hold only letters, digits, `_` and `-`.');
     const body = rawBodyOf(request);
-    const mapped = mapSpeechModel(body, deps.catalogue);
+    const mapped = mapSpeechModel(body, catalogueOf(request, deps.catalogue));
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
     checkSpeechBounds(parsed);

@@ -3,6 +3,7 @@ import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { mapTranscriptionModel } from '../../../../shared/src/native/elevenlabs/model-name.ts';
 import { transcriptionUsage } from '../../../../shared/src/native/elevenlabs/usage.ts';
 import { nativeCost } from '../../../../shared/src/native/native-cost.ts';
+import { catalogueOf } from '../../admission/admission-context.ts';
 import { admitHold } from '../../admission/admit-request.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import { MAX_AUDIO_BYTES } from '../../media/receive-audio-upload.ts';
@@ -36,7 +37,7 @@ export async function transcriptionRoutes(app: FastifyInstance, deps: NativeDeps
     return {
       body,
       contentType: contentType ?? '',
-      mapped: mapTranscriptionModel(body, contentType, deps.catalogue),
+      mapped: mapTranscriptionModel(body, contentType, catalogueOf(request, deps.catalogue)),
       parts: uploadParts(body, contentType),
     };
   });

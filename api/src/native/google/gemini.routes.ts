@@ -25,6 +25,7 @@ import { geminiProtocol } from '../../../../shared/src/native/stream/text-protoc
 import { unpricedRequestParts } from '../../../../shared/src/native/unpriced-request.ts';
 import type { GenAiOperation } from '../../../../shared/src/observability/semantic-attributes.ts';
 import type { AdmittedRequest } from '../../admission/admission-context.ts';
+import { catalogueOf } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
@@ -77,7 +78,11 @@ function geminiRoute(
     const body = request.body;
     if (!Buffer.isBuffer(body)) throw errors.invalidRequest('The request body must be a JSON object.');
     const { model } = request.params as { model: string };
-    const mapped = mapGeminiRequest(`/${version}/models/${model}:${method}`, body, deps.catalogue);
+    const mapped = mapGeminiRequest(
+      `/${version}/models/${model}:${method}`,
+      body,
+      catalogueOf(request, deps.catalogue),
+    );
     const parsed = parseObject(body);
     return { mapped, parsed, checked: checkBounds(method, mapped, parsed) };
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../../../shared/src/errors/app-error.ts';
 import { isObject } from '../../../../shared/src/native/native-usage.ts';
+import { catalogueOf } from '../../admission/admission-context.ts';
 import { requireAdmission } from '../../admission/require-admission.ts';
 import { forwardNative } from '../forward-native.ts';
 import type { NativeDeps } from '../native-deps.ts';
@@ -23,7 +24,7 @@ export async function openaiNativeRoutes(app: FastifyInstance, deps: NativeDeps)
 function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: OpenAIEndpoint): void {
   const plans = planCache((request) => {
     const body = request.body as Buffer;
-    const mapped = endpoint.map(body, deps.catalogue);
+    const mapped = endpoint.map(body, catalogueOf(request, deps.catalogue));
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     if (!isObject(parsed)) throw errors.invalidRequest('The request body must be a JSON object.');
     return { mapped, parsed, checked: endpoint.bounds(mapped.model, parsed) };

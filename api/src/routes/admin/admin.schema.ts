@@ -27,6 +27,10 @@ export const accountSchema = {
     name: { type: ['string', 'null'] },
     status: { type: 'string', enum: ['active', 'inactive'] },
     balance: { type: 'number' },
+    price_multiplier: {
+      type: 'number',
+      description: 'The account’s price plan: its holds and charges are every price × this (default 1).',
+    },
     created_at: { type: 'string', format: 'date-time' },
   },
 } as const;

@@ -2,7 +2,9 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.ts';
 import { channelAdminOf } from '../../channels/channel-admin-of.ts';
+import { verifySignUp } from '../../use-cases/self-serve/verify-sign-up.ts';
 import { operatorAccountsRoutes } from './accounts.route.ts';
+import { catalogueRoutes } from './catalogue.route.ts';
 import { operatorChannelsRoutes } from './channels.route.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 import { keysRoutes } from './keys.route.ts';
@@ -10,6 +12,7 @@ import { modelsRoutes } from './models.route.ts';
 import { overviewRoutes } from './overview.route.ts';
 import { playgroundRoutes } from './playground.route.ts';
 import { queuesRoutes } from './queues.route.ts';
+import { holderPaymentsRoutes, operatorSelfServeRoutes, signUpRoutes } from './self-serve.route.ts';
 import { currentSessionRoutes, holderSessionRoutes, signInRoutes } from './session.route.ts';
 import { usageRoutes } from './usage.route.ts';
 import { videosRoutes } from './videos.route.ts';
@@ -25,10 +28,12 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   const deps: ConsoleDeps = {
     config: appDeps.config,
     catalogue: appDeps.catalogue,
+    catalogueAdmin: services.catalogueAdmin,
     accounts: services.accounts,
     billing: services.billing,
     media: services.media,
     console: services.console,
+    selfServe: services.selfServe,
   };
   await app.register(cookie);
   // @fastify/cors reads `config.cors` per route (false: no CORS headers); its types do not declare it.
@@ -41,6 +46,16 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
     adminToken: deps.config.adminToken,
     clock: deps.accounts.clock,
     timeZone: deps.config.billing.timeZone,
+    verifySignUpLink: (token: string, password: string, ip: string) =>
+      verifySignUp(
+        {
+          ...deps.selfServe,
+          ...deps.console,
+          accounts: deps.accounts.accounts,
+          clock: deps.accounts.clock,
+        },
+        { token, password, ip },
+      ),
   };
   await app.register(signInRoutes, sessionDeps);
   await app.register(currentSessionRoutes, sessionDeps);
@@ -53,5 +68,9 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   await app.register(playgroundRoutes, deps);
   await app.register(operatorAccountsRoutes, deps);
   await app.register(queuesRoutes, deps);
+  await app.register(signUpRoutes, deps);
+  await app.register(holderPaymentsRoutes, deps);
+  await app.register(operatorSelfServeRoutes, deps);
+  await app.register(catalogueRoutes, deps);
   await app.register(operatorChannelsRoutes, { ...deps, channelAdmin: channelAdminOf(appDeps) });
 }

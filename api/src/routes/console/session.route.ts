@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
+import { AppError } from '../../../../shared/src/errors/app-error.ts';
 import { guardConsoleRoutes, requireHolderAccount, requireSignedIn } from '../../console/console-auth.ts';
 import type { ConsoleServices } from '../../console/console-services.ts';
 import { PASSWORD_LIMITS } from '../../console/password-hasher.ts';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from '../../console/session-cookie.ts';
 import { changePassword } from '../../use-cases/change-password.ts';
 import { setPasswordByLink } from '../../use-cases/set-password-by-link.ts';
+import type { OpenedSession } from '../../use-cases/sign-in.ts';
 import { signIn } from '../../use-cases/sign-in.ts';
 import { signInOperator } from '../../use-cases/sign-in-operator.ts';
 import {
@@ -23,6 +25,8 @@ export interface SessionRouteDeps {
   readonly clock: () => Date;
   /** `BILLING_TIME_ZONE`: every answer tells the page the billing day (docs/console.md). */
   readonly timeZone: string;
+  /** Uses a sign-up's verification link with a password (self-serve.route.ts wires it). */
+  readonly verifySignUpLink?: (token: string, password: string, ip: string) => Promise<OpenedSession>;
 }
 
 const calendar = (deps: SessionRouteDeps) => toBillingCalendarView(deps.timeZone, deps.clock());
@@ -101,7 +105,18 @@ export async function signInRoutes(app: FastifyInstance, deps: SessionRouteDeps)
       const opened = await setPasswordByLink(
         { ...services, accounts: deps.accounts, clock: deps.clock },
         { ...request.body, ip: request.ip },
-      );
+      ).catch(async (err: unknown) => {
+        // A sign-up's verification link works here too (with the password sent): docs/payments.md.
+        if (
+          deps.verifySignUpLink === undefined ||
+          !(err instanceof AppError) ||
+          err.code !== 'invitation_invalid'
+        )
+          throw err;
+        return deps.verifySignUpLink(request.body.token, request.body.password, request.ip).catch(() => {
+          throw err;
+        });
+      });
       request.log.info({ accountId: opened.account.id }, 'console password set from a link');
       await replaceSession(services, request, reply, opened.token);
       return toSessionView(opened.session, opened.account, calendar(deps));

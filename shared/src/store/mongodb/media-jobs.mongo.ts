@@ -1,4 +1,5 @@
 import type { Db, Filter } from 'mongodb';
+import type { ModelPricing } from '../../catalogue/catalogue.ts';
 import {
   type MediaJob,
   type MediaJobError,
@@ -29,6 +30,8 @@ export interface MediaJobDoc {
   status: MediaJobStatus;
   request: MediaJob['request'];
   hold_micros: bigint;
+  /** The admission's unit prices, for jobs stored with them. */
+  pricing?: ModelPricing;
   result: MediaJobResult | null;
   cost_micros: bigint | null;
   error: MediaJobError | null;
@@ -83,6 +86,7 @@ export function createMongoMediaJobsRepository(db: Db): MediaJobsRepository {
         status: 'queued',
         request: job.request,
         hold_micros: job.holdMicros,
+        ...(job.pricing != null && { pricing: job.pricing }),
         result: null,
         cost_micros: null,
         error: null,
@@ -206,6 +210,7 @@ function toJob(doc: MediaJobDoc): MediaJob {
     status: doc.status,
     request: doc.request,
     holdMicros: doc.hold_micros,
+    ...(doc.pricing != null && { pricing: doc.pricing }),
     result: doc.result,
     costMicros: doc.cost_micros,
     error: doc.error,

@@ -3,6 +3,7 @@ import type { Logger } from '../../logging/logger.ts';
 import type { Store } from '../store.ts';
 import { createMongoAccountsRepository } from './accounts.mongo.ts';
 import { createMongoApiKeysRepository } from './api-keys.mongo.ts';
+import { createMongoCatalogueOverridesRepository } from './catalogue-overrides.mongo.ts';
 import { createMongoChannelsRepository } from './channels.mongo.ts';
 import { connectMongo, ensureIndexes, type MongoOptions } from './connect.ts';
 import { createMongoCredentialsRepository } from './credentials.mongo.ts';
@@ -10,6 +11,8 @@ import { upgradeInvitationDocuments } from './credentials-upgrade.mongo.ts';
 import { createMongoMediaJobsRepository } from './media-jobs.mongo.ts';
 import { upgradeMediaJobDocuments } from './media-jobs-upgrade.mongo.ts';
 import { createMongoMoneyStore } from './money/money.mongo.ts';
+import { createMongoPaymentsRepository } from './payments.mongo.ts';
+import { createMongoVouchersRepository } from './vouchers.mongo.ts';
 
 /**
  * Connects to MongoDB, brings documents of an earlier form up to date, creates the declared
@@ -37,6 +40,9 @@ export async function openMongoStore(
     credentials: createMongoCredentialsRepository(db),
     money: createMongoMoneyStore(db, deps),
     mediaJobs: createMongoMediaJobsRepository(db),
+    payments: createMongoPaymentsRepository(db),
+    vouchers: createMongoVouchersRepository(db),
+    catalogueOverrides: createMongoCatalogueOverridesRepository(db),
     channels: createMongoChannelsRepository(db),
     async ping() {
       await db.command({ ping: 1 });

@@ -1,4 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { ModelPricing } from '../../catalogue/catalogue.ts';
 import type {
   MediaJob,
   MediaJobError,
@@ -25,6 +26,8 @@ interface MediaJobRow {
   status: MediaJobStatus;
   request: string;
   hold_micros: bigint;
+  /** JSON of the admission's unit prices (migration 4); null for jobs without. */
+  pricing: string | null;
   result: string | null;
   cost_micros: bigint | null;
   error: string | null;
@@ -57,10 +60,10 @@ export function createSqliteMediaJobsRepository(db: DatabaseSync): MediaJobsRepo
   };
 
   const insert = reading(
-    `INSERT INTO media_jobs (id, kind, account_id, key_id, model, status, request, hold_micros, result,
+    `INSERT INTO media_jobs (id, kind, account_id, key_id, model, status, request, hold_micros, pricing, result,
        cost_micros, error, progress, operation, deadline_at, created_at, updated_at, completed_at,
        expires_at, deleted_at)
-     VALUES (:id, :kind, :account_id, :key_id, :model, 'queued', :request, :hold_micros, NULL,
+     VALUES (:id, :kind, :account_id, :key_id, :model, 'queued', :request, :hold_micros, :pricing, NULL,
        NULL, NULL, 0, NULL, :deadline_at, :now, :now, NULL, NULL, NULL)
      RETURNING *`,
   );
@@ -117,6 +120,7 @@ export function createSqliteMediaJobsRepository(db: DatabaseSync): MediaJobsRepo
         model: job.model,
         request: JSON.stringify(job.request),
         hold_micros: job.holdMicros,
+        pricing: job.pricing == null ? null : JSON.stringify(job.pricing),
         deadline_at: msOrNull(job.deadlineAt),
         now: now.getTime(),
       });
@@ -186,6 +190,7 @@ function toJob(row: MediaJobRow): MediaJob {
     status: row.status,
     request: JSON.parse(row.request) as MediaJobRequest,
     holdMicros: row.hold_micros,
+    ...(row.pricing != null && { pricing: JSON.parse(row.pricing) as ModelPricing }),
     result: row.result === null ? null : (JSON.parse(row.result) as MediaJobResult),
     costMicros: row.cost_micros,
     error: row.error === null ? null : (JSON.parse(row.error) as MediaJobError),

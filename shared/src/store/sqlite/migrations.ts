@@ -193,4 +193,79 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO channel_changes (id, counter) VALUES (1, 0);
     `,
   },
+  {
+    version: 5,
+    name: 'payments through a gateway, vouchers',
+    sql: `
+      -- Wallet top-ups through a payment gateway (docs/payments.md); amounts in whole Toman.
+      CREATE TABLE payments (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        amount_toman INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'failed')),
+        authority TEXT UNIQUE,
+        ref_id INTEGER,
+        card_pan TEXT,
+        reason TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        paid_at INTEGER
+      ) STRICT;
+      -- serves: listByAccount() (newest first)
+      CREATE INDEX payments_account_created ON payments (account_id, created_at DESC, id DESC);
+      -- serves: listPending() (the reconciler)
+      CREATE INDEX payments_status_created ON payments (status, created_at);
+
+      -- Vouchers by the SHA-256 of their code (never the code).
+      CREATE TABLE vouchers (
+        id TEXT PRIMARY KEY,
+        batch_id TEXT NOT NULL,
+        code_hash TEXT NOT NULL UNIQUE,
+        amount_toman INTEGER NOT NULL,
+        note TEXT,
+        expires_at INTEGER,
+        created_at INTEGER NOT NULL,
+        redeemed_at INTEGER,
+        redeemed_by TEXT
+      ) STRICT;
+      -- serves: list() (newest first)
+      CREATE INDEX vouchers_created ON vouchers (created_at DESC, id DESC);
+    `,
+  },
+  {
+    version: 6,
+    name: 'live catalogue: overrides, their history and version; a video job keeps its price',
+    sql: `
+      -- The operator's changes on top of the catalogue file, one field of one subject a row
+      -- (catalogue-overrides.repository.ts); value is JSON text.
+      CREATE TABLE catalogue_overrides (
+        subject TEXT NOT NULL,
+        field TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (subject, field)
+      ) STRICT;
+
+      -- Every change, by the version it made (keyset pages, newest first, by seq).
+      CREATE TABLE catalogue_changes (
+        seq INTEGER PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        actor TEXT NOT NULL CHECK (actor IN ('operator', 'admin-api')),
+        subject TEXT NOT NULL,
+        field TEXT NOT NULL,
+        before TEXT NOT NULL,
+        after TEXT NOT NULL
+      ) STRICT;
+
+      -- The store-wide version every process polls (one row).
+      CREATE TABLE catalogue_version (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        version INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO catalogue_version (id, version) VALUES (1, 0);
+
+      -- The unit prices a job was admitted at (JSON; a video is charged them when its render ends).
+      ALTER TABLE media_jobs ADD COLUMN pricing TEXT;
+    `,
+  },
 ];

@@ -1,11 +1,14 @@
 import type { Store } from '../store.ts';
 import { createSqliteAccountsRepository } from './accounts.sqlite.ts';
 import { createSqliteApiKeysRepository } from './api-keys.sqlite.ts';
+import { createSqliteCatalogueOverridesRepository } from './catalogue-overrides.sqlite.ts';
 import { createSqliteChannelsRepository } from './channels.sqlite.ts';
 import { createSqliteCredentialsRepository } from './credentials.sqlite.ts';
 import { openSqlite, type SqliteOptions } from './database.ts';
 import { createSqliteMediaJobsRepository } from './media-jobs.sqlite.ts';
 import { createSqliteMoneyStore } from './money.sqlite.ts';
+import { createSqlitePaymentsRepository } from './payments.sqlite.ts';
+import { createSqliteVouchersRepository } from './vouchers.sqlite.ts';
 
 /**
  * Opens the SQLite file (migrating it) and serves every aggregate from it. The api and the workers of
@@ -22,6 +25,9 @@ export function openSqliteStore(options: SqliteOptions): Store {
     credentials: createSqliteCredentialsRepository(db),
     money: createSqliteMoneyStore(db),
     mediaJobs: createSqliteMediaJobsRepository(db),
+    payments: createSqlitePaymentsRepository(db),
+    vouchers: createSqliteVouchersRepository(db),
+    catalogueOverrides: createSqliteCatalogueOverridesRepository(db),
     channels: createSqliteChannelsRepository(db),
     async ping() {
       ping.get();

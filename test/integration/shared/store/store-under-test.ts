@@ -7,18 +7,27 @@ import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { AccountsRepository } from '../../../../shared/src/accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../../../../shared/src/accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../../../../shared/src/accounts/credentials.repository.ts';
+import type { CatalogueOverridesRepository } from '../../../../shared/src/catalogue/live/catalogue-overrides.repository.ts';
 import type { MediaJobsRepository } from '../../../../shared/src/media-jobs/media-jobs.repository.ts';
+import type { PaymentsRepository } from '../../../../shared/src/payments/payments.repository.ts';
 import { createMongoAccountsRepository } from '../../../../shared/src/store/mongodb/accounts.mongo.ts';
 import { createMongoApiKeysRepository } from '../../../../shared/src/store/mongodb/api-keys.mongo.ts';
+import { createMongoCatalogueOverridesRepository } from '../../../../shared/src/store/mongodb/catalogue-overrides.mongo.ts';
 import { connectMongo, ensureIndexes } from '../../../../shared/src/store/mongodb/connect.ts';
 import { createMongoCredentialsRepository } from '../../../../shared/src/store/mongodb/credentials.mongo.ts';
 import { createMongoMediaJobsRepository } from '../../../../shared/src/store/mongodb/media-jobs.mongo.ts';
+import { createMongoPaymentsRepository } from '../../../../shared/src/store/mongodb/payments.mongo.ts';
+import { createMongoVouchersRepository } from '../../../../shared/src/store/mongodb/vouchers.mongo.ts';
 import { createSqliteAccountsRepository } from '../../../../shared/src/store/sqlite/accounts.sqlite.ts';
 import { createSqliteApiKeysRepository } from '../../../../shared/src/store/sqlite/api-keys.sqlite.ts';
+import { createSqliteCatalogueOverridesRepository } from '../../../../shared/src/store/sqlite/catalogue-overrides.sqlite.ts';
 import { createSqliteCredentialsRepository } from '../../../../shared/src/store/sqlite/credentials.sqlite.ts';
 import { openSqlite } from '../../../../shared/src/store/sqlite/database.ts';
 import { createSqliteMediaJobsRepository } from '../../../../shared/src/store/sqlite/media-jobs.sqlite.ts';
+import { createSqlitePaymentsRepository } from '../../../../shared/src/store/sqlite/payments.sqlite.ts';
+import { createSqliteVouchersRepository } from '../../../../shared/src/store/sqlite/vouchers.sqlite.ts';
 import type { StoreKind } from '../../../../shared/src/store/store.ts';
+import type { VouchersRepository } from '../../../../shared/src/vouchers/vouchers.repository.ts';
 import '../../../setup/stack-endpoints.ts';
 
 /** Every store implementation; each contract test file runs once per kind. */
@@ -39,6 +48,9 @@ export interface StoreRepositories {
   readonly keys: ApiKeysRepository;
   readonly credentials: CredentialsRepository;
   readonly mediaJobs: MediaJobsRepository;
+  readonly payments: PaymentsRepository;
+  readonly vouchers: VouchersRepository;
+  readonly catalogueOverrides: CatalogueOverridesRepository;
 }
 
 /** A fresh, empty store for one test file. */
@@ -101,6 +113,9 @@ async function openSqliteStore(): Promise<StoreUnderTest> {
       keys: createSqliteApiKeysRepository(db),
       credentials: createSqliteCredentialsRepository(db),
       mediaJobs: createSqliteMediaJobsRepository(db),
+      payments: createSqlitePaymentsRepository(db),
+      vouchers: createSqliteVouchersRepository(db),
+      catalogueOverrides: createSqliteCatalogueOverridesRepository(db),
     };
     return { db, repositories };
   };
@@ -157,6 +172,9 @@ async function openMongoStore(): Promise<StoreUnderTest> {
       keys: createMongoApiKeysRepository(mongo.db),
       credentials: createMongoCredentialsRepository(mongo.db),
       mediaJobs: createMongoMediaJobsRepository(mongo.db),
+      payments: createMongoPaymentsRepository(mongo.db),
+      vouchers: createMongoVouchersRepository(mongo.db),
+      catalogueOverrides: createMongoCatalogueOverridesRepository(mongo.db),
     };
     return { mongo, repositories };
   };

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
+import { getPricePlan, setPricePlan } from '../../api/catalogue.ts';
 import {
   accountKeys,
   accountLedger,
+  accountPayments,
   accountUsage,
   createInvitation,
   getAccount,
@@ -13,6 +15,7 @@ import {
   AsyncView,
   ConfirmDialog,
   ErrorMessage,
+  Field,
   Modal,
   maskedKey,
   PageHeader,
@@ -21,16 +24,18 @@ import {
 } from '../../components/ui.tsx';
 import { type MessageKey, useI18n } from '../../i18n/i18n.tsx';
 import { paths } from '../../paths.ts';
+import { PaymentsView } from '../payments.tsx';
 import { UsageView } from '../usage.tsx';
 import { LedgerView } from '../wallet.tsx';
 import { InvitationLink } from './invitation-link.tsx';
 import { TopUpDialog } from './top-up-dialog.tsx';
 
-type Tab = 'keys' | 'ledger' | 'usage';
+type Tab = 'keys' | 'ledger' | 'usage' | 'payments';
 const TABS: readonly (readonly [Tab, MessageKey])[] = [
   ['keys', 'nav.keys'],
   ['ledger', 'wallet.ledger'],
   ['usage', 'nav.usage'],
+  ['payments', 'operator.payments'],
 ];
 
 export function AccountDetailPage({ id }: { id?: string; params?: { id: string } }) {
@@ -79,6 +84,7 @@ export function AccountDetailPage({ id }: { id?: string; params?: { id: string }
                 </span>
                 {data.name ? <span class="stat-note">{data.name}</span> : null}
               </div>
+              <PricePlan accountId={data.id} />
             </div>
             <TopUpDialog
               open={dialog === 'topup'}
@@ -137,6 +143,7 @@ export function AccountDetailPage({ id }: { id?: string; params?: { id: string }
         {tab === 'ledger' ? (
           <LedgerView key={ledgerVersion} load={(query, signal) => accountLedger(accountId, query, signal)} />
         ) : null}
+        {tab === 'payments' ? <PaymentsView load={(signal) => accountPayments(accountId, signal)} /> : null}
         {tab === 'usage' ? (
           <UsageView
             load={(query, signal) => accountUsage(accountId, query, signal)}
@@ -253,5 +260,47 @@ function InvitationDialog(props: {
         </>
       )}
     </Modal>
+  );
+}
+
+/** The account's price plan: its prices × `price_multiplier` (docs/catalogue.md). */
+function PricePlan({ accountId }: { accountId: string }) {
+  const { t, format } = useI18n();
+  const plan = useAsync((signal) => getPricePlan(accountId, signal), [accountId]);
+  const [value, setValue] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      await setPricePlan(accountId, Number(value));
+      setValue(undefined);
+      plan.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const current = plan.data?.price_multiplier;
+  return (
+    <form class="stat" onSubmit={save} data-testid="price-plan">
+      <span class="stat-label">{t('catalogue.price_plan')}</span>
+      <span class="stat-value">{current === undefined ? '—' : `× ${format.amount(current)}`}</span>
+      <span class="stat-note">{t('catalogue.price_plan_note')}</span>
+      <Field label={t('catalogue.price_multiplier')}>
+        {(id) => (
+          <input
+            id={id}
+            dir="ltr"
+            inputMode="decimal"
+            value={value ?? (current === undefined ? '' : String(current))}
+            onInput={(event) => setValue((event.target as HTMLInputElement).value)}
+          />
+        )}
+      </Field>
+      {error !== undefined ? <ErrorMessage error={error} /> : null}
+      <button type="submit" class="button button-small">
+        {t('common.save')}
+      </button>
+    </form>
   );
 }

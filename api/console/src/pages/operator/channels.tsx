@@ -239,11 +239,7 @@ function DeleteChannel(props: { channel: Channel | undefined; onClose: () => voi
       title={t('channels.delete')}
       danger
       confirmLabel={force ? t('channels.delete_force') : t('channels.delete')}
-      message={
-        <>
-          <p>{t('channels.delete_confirm', { name: channel?.name ?? '' })}</p>
-        </>
-      }
+      message={<p>{t('channels.delete_confirm', { name: channel?.name ?? '' })}</p>}
       onClose={() => {
         setForce(false);
         props.onClose();
