@@ -5,8 +5,8 @@ import base from './vitest.config.ts';
  * The Redis-dependent tests again, on a 3-master Cluster (`npm run test:redis-cluster`): the global
  * setup starts it (TEST_REDIS_MODE=cluster) and every test app reaches it by REDIS_CLUSTER_NODES.
  * Admission, rate limits across replicas, holds, settlements, key-cache invalidation, queues and
- * workers, console sessions and sign-in limits, the channel breakers and registry: the code whose
- * keys must share hash tags.
+ * workers, console sessions and sign-in limits, the channel breakers and registry, the live
+ * catalogue's changes across replicas: the code whose keys must share hash tags.
  */
 export const REDIS_CLUSTER_TESTS = [
   'test/integration/shared/billing/admission.test.ts',
@@ -23,6 +23,7 @@ export const REDIS_CLUSTER_TESTS = [
   'test/integration/shared/redis-topologies/cluster-keys.test.ts',
   'test/integration/shared/channels/channel-breaker.test.ts',
   'test/integration/api/channels-replicas.test.ts',
+  'test/integration/api/catalogue/live-catalogue.test.ts',
 ];
 
 // Read by the global setup, in this process: it starts the Cluster.
