@@ -13,5 +13,5 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly catalogue: Catalogue;
   readonly readinessChecks: readonly ReadinessCheck[];
-  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream' | 'media' | 'console'>;
+  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream' | 'media' | 'console' | 'requestLog'>;
 }

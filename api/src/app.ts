@@ -28,6 +28,7 @@ import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
 import { adminInvitationsRoutes } from './routes/admin/invitations.route.ts';
 import { adminKeysRoutes } from './routes/admin/keys.route.ts';
+import { adminRequestsRoutes } from './routes/admin/requests.route.ts';
 import { walletRoutes } from './routes/admin/wallet.route.ts';
 import { balanceRoutes } from './routes/balance.route.ts';
 import { chatCompletionsRoutes } from './routes/chat-completions.route.ts';
@@ -38,6 +39,7 @@ import { healthRoutes } from './routes/health.route.ts';
 import { imagesRoutes } from './routes/images.route.ts';
 import { metricsRoutes } from './routes/metrics.route.ts';
 import { modelsRoutes } from './routes/models.route.ts';
+import { requestsRoutes } from './routes/requests.route.ts';
 import { speechRoutes } from './routes/speech.route.ts';
 import { transcriptionsRoutes } from './routes/transcriptions.route.ts';
 import { usageRoutes } from './routes/usage.route.ts';
@@ -144,6 +146,7 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   });
   const accountExists = async (id: string) => (await accounts.accounts.findById(id)) !== null;
   await app.register(walletRoutes, { billing, ...auth, accountExists });
+  await app.register(adminRequestsRoutes, { requestLog: deps.services.requestLog, ...auth });
 }
 
 /**
@@ -157,9 +160,11 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
     billing,
     catalogue: deps.catalogue,
     now: accounts.clock,
+    requestLog: deps.services.requestLog,
   });
   await app.register(balanceRoutes, { billing });
   await app.register(usageRoutes, { billing });
+  await app.register(requestsRoutes, { requestLog: deps.services.requestLog });
   const chat = { config: deps.config, client: deps.services.upstream, billing, now: accounts.clock };
   await app.register(chatCompletionsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(embeddingsRoutes, { catalogue: deps.catalogue, chat });

@@ -9,6 +9,9 @@ import { createMediaStorage } from '../../shared/src/media-jobs/media-storage.ts
 import { WaiterLeases } from '../../shared/src/media-jobs/waiter-lease.ts';
 import { trackQueues } from '../../shared/src/observability/queue-metrics.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
+import { openRequestLogOrStandIn } from '../../shared/src/request-log/open-request-log.ts';
+import { RequestLogWriter } from '../../shared/src/request-log/request-log-writer.ts';
+import { startRetention } from '../../shared/src/request-log/retention.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
@@ -28,6 +31,8 @@ export interface ApiServices {
   readonly media: MediaDeps;
   /** The web console's sessions, sign-in limits, passwords and links (docs/console.md). */
   readonly console: ConsoleServices;
+  /** The request log (docs/request-log.md): records queued off the request path, its store read. */
+  readonly requestLog: RequestLogWriter;
   close(): Promise<void>;
 }
 
@@ -82,6 +87,11 @@ export async function createApiServices(
     now: accounts.clock,
   };
   await Promise.all([accounts.keyCache.start(), waiter.start()]);
+  const requestLogStore = await openRequestLogOrStandIn(config, logger);
+  const requestLog = new RequestLogWriter(requestLogStore, logger);
+  const stopRetention = startRetention(requestLogStore, logger, {
+    retentionDays: config.requestLog.retentionDays,
+  });
   const stopRecovery = startRecoveryLoop(billing, logger);
   const console = createConsoleServices({
     config,
@@ -98,8 +108,13 @@ export async function createApiServices(
     upstream,
     media,
     console,
+    requestLog,
     async close() {
       stopRecovery();
+      stopRetention();
+      // The records of the requests that ended are written before the store closes.
+      await requestLog.close();
+      await requestLogStore.close();
       // Deferred settlements still in memory are written before the connections close.
       await billing.close();
       await upstream.close();

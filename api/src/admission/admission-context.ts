@@ -4,6 +4,7 @@ import type { HoldBasis } from '../../../shared/src/billing/hold-calibration.ts'
 import type { HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts';
 import { SettlementClosedError } from '../../../shared/src/billing/settlement-batcher.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import type { RequestDraft } from '../../../shared/src/request-log/request-draft.ts';
 
 /** What admission established about a request, for the handler that serves it. */
 export interface AdmissionContext {
@@ -18,6 +19,8 @@ export interface AdmissionContext {
   holdOwner: HoldOwner;
   /** The catalogue id of the model the request names, when it names one the catalogue knows (metrics). */
   readonly model?: string | undefined;
+  /** The request's log record in the making (docs/request-log.md): the charge is noted on it. */
+  readonly draft?: RequestDraft | undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   startUpstreamAttempt,
   upstreamOutcome,
 } from '../../../shared/src/observability/upstream-observation.ts';
+import { currentDraft, noteUpstreamAttempt } from '../../../shared/src/request-log/request-draft.ts';
 import { scrubSecrets } from '../../../shared/src/upstream/secret-scrubber.ts';
 import {
   type ForwardRequest,
@@ -64,9 +65,12 @@ export async function forwardNative(
   call: NativeCall,
 ): Promise<NativeAnswer | NativeRejection> {
   const statuses: Array<number | null> = [];
+  const draft = currentDraft();
   for (let index = 0; index < call.targets.length; index += 1) {
     const target = call.targets[index] as NativeTarget;
     const { provider, native_id: model } = target.route;
+    // The request log's provider (and channel, null until native targets carry one).
+    if (draft !== undefined) noteUpstreamAttempt(draft, provider, null);
     const span = startUpstreamAttempt(call.operation ?? 'chat', provider, model);
     const more = index < call.targets.length - 1;
     let response: UpstreamResponse;

@@ -13,6 +13,7 @@ import {
 } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
 import type { RouteIdentity } from '../providers/route-identity.ts';
+import { currentDraft, noteUpstreamAttempt } from '../request-log/request-draft.ts';
 import { scrubSecrets } from './secret-scrubber.ts';
 import {
   classifyTransportError,
@@ -55,8 +56,12 @@ export async function firstSuccessfulRoute<T, R extends RouteIdentity>(
     throw new AppError(502, 'upstream_error', 'upstream_error', 'No provider is configured for this model.');
   }
   const failures: UpstreamFailure[] = [];
+  // The api request this work serves, if any: its log record names the provider tried last.
+  const draft = currentDraft();
   for (let index = 0; index < routes.length; index += 1) {
     const route = routes[index] as R;
+    // The route's channel goes here too once routes carry one (null: no channel yet).
+    if (draft !== undefined) noteUpstreamAttempt(draft, route.provider, null);
     const span = startUpstreamAttempt(operation, route.provider, route.nativeModel);
     let failure: UpstreamFailure;
     try {
