@@ -13,5 +13,8 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly catalogue: Catalogue;
   readonly readinessChecks: readonly ReadinessCheck[];
-  readonly services: Pick<ApiServices, 'accounts' | 'billing' | 'upstream' | 'media' | 'console' | 'requestLog'>;
+  readonly services: Pick<
+    ApiServices,
+    'accounts' | 'billing' | 'upstream' | 'media' | 'console' | 'requestLog'
+  >;
 }

@@ -96,9 +96,31 @@ describe('a record for each outcome', () => {
     expect(JSON.stringify(body)).not.toContain('one two three');
     expect(Object.keys(body).sort()).toEqual(
       [
-        'id', 'object', 'created', 'account_id', 'key_id', 'key_last4', 'method', 'path', 'endpoint', 'model',
-        'provider', 'channel_id', 'attempts', 'status', 'error_code', 'outcome', 'stream', 'input_tokens',
-        'output_tokens', 'cached_tokens', 'reasoning_tokens', 'cost', 'latency_ms', 'ttft_ms', 'ip',
+        'id',
+        'object',
+        'created',
+        'account_id',
+        'key_id',
+        'key_last4',
+        'method',
+        'path',
+        'endpoint',
+        'model',
+        'provider',
+        'channel_id',
+        'attempts',
+        'status',
+        'error_code',
+        'outcome',
+        'stream',
+        'input_tokens',
+        'output_tokens',
+        'cached_tokens',
+        'reasoning_tokens',
+        'cost',
+        'latency_ms',
+        'ttft_ms',
+        'ip',
       ].sort(),
     );
   });
@@ -176,14 +198,28 @@ describe('a record for each outcome', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const page = await adminGet(`/requests?account_id=${funded.accountId}&limit=1`);
     const [latest] = page.body.data as Array<Record<string, unknown>>;
-    expect(latest).toMatchObject({ outcome: 'client_gone', status: 499, error_code: 'client_closed_request' });
+    expect(latest).toMatchObject({
+      outcome: 'client_gone',
+      status: 499,
+      error_code: 'client_closed_request',
+    });
   });
 
   it('refused by each check after 2, each with its code', async () => {
-    const cases: Array<{ settings?: Record<string, unknown>; topUp?: number; code: string; status: number; model?: string }> = [
+    const cases: Array<{
+      settings?: Record<string, unknown>;
+      topUp?: number;
+      code: string;
+      status: number;
+      model?: string;
+    }> = [
       { settings: { allowed_ips: ['203.0.113.9'] }, code: 'ip_not_allowed', status: 403 },
       { topUp: 0, code: 'insufficient_quota', status: 402 },
-      { settings: { allowed_models: ['anthropic/claude-sonnet-4-5'] }, code: 'model_not_allowed', status: 403 },
+      {
+        settings: { allowed_models: ['anthropic/claude-sonnet-4-5'] },
+        code: 'model_not_allowed',
+        status: 403,
+      },
     ];
     for (const c of cases) {
       const client = await g.fundedClient({ settings: c.settings ?? {}, topUp: c.topUp ?? 1_000_000 });
@@ -191,7 +227,13 @@ describe('a record for each outcome', () => {
       expect(answer.status).toBe(c.status);
       await g.gateway.services.requestLog.flush();
       const { body } = await adminGet(`/requests/${answer.id}`);
-      expect(body).toMatchObject({ status: c.status, error_code: c.code, outcome: 'failed', cost: 0, attempts: 0 });
+      expect(body).toMatchObject({
+        status: c.status,
+        error_code: c.code,
+        outcome: 'failed',
+        cost: 0,
+        attempts: 0,
+      });
       expect(body.provider).toBeNull();
     }
     // Check 4: the key's window spent.

@@ -1,7 +1,11 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
-import { newRequestDraft, type RequestDraft, runWithDraft } from '../../../shared/src/request-log/request-draft.ts';
+import {
+  newRequestDraft,
+  type RequestDraft,
+  runWithDraft,
+} from '../../../shared/src/request-log/request-draft.ts';
 import type { RequestLogWriter } from '../../../shared/src/request-log/request-log-writer.ts';
 import type { RequestOutcome } from '../../../shared/src/request-log/request-record.ts';
 import { parseRequestId } from '../../../shared/src/request-log/request-record.ts';
@@ -48,7 +52,8 @@ export function startRequestRecord(
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) return; // onResponse writes it.
     const payload = capture.payload;
-    if (payload !== null && !payload.closed) payload.once('close', () => finish(request, reply, 'client_gone'));
+    if (payload !== null && !payload.closed)
+      payload.once('close', () => finish(request, reply, 'client_gone'));
     else finish(request, reply, 'client_gone');
   });
 }
@@ -99,7 +104,11 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
   const parsed = parseRequestId(request.id);
   const status = ended === 'client_gone' && !reply.raw.headersSent ? CLIENT_CLOSED_REQUEST : reply.statusCode;
   const outcome: RequestOutcome =
-    ended === 'client_gone' ? 'client_gone' : draft.failedAfterStatus || status >= 400 ? 'failed' : 'completed';
+    ended === 'client_gone'
+      ? 'client_gone'
+      : draft.failedAfterStatus || status >= 400
+        ? 'failed'
+        : 'completed';
   capture.writer.record({
     id: request.id,
     createdMs: parsed?.ms ?? Date.now(),
@@ -114,7 +123,9 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
     channelId: draft.channelId,
     attempts: draft.attempts,
     status,
-    errorCode: draft.errorCode ?? (ended === 'client_gone' && status === CLIENT_CLOSED_REQUEST ? 'client_closed_request' : null),
+    errorCode:
+      draft.errorCode ??
+      (ended === 'client_gone' && status === CLIENT_CLOSED_REQUEST ? 'client_closed_request' : null),
     outcome,
     stream: capture.streaming && isEventStream(reply),
     inputTokens: draft.inputTokens,

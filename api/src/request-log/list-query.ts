@@ -6,7 +6,16 @@ export type RequestListParams = Partial<
   Record<'account_id' | 'key_id' | 'model' | 'status' | 'from' | 'to' | 'limit' | 'cursor', string>
 >;
 
-export const LIST_FILTERS = ['account_id', 'key_id', 'model', 'status', 'from', 'to', 'limit', 'cursor'] as const;
+export const LIST_FILTERS = [
+  'account_id',
+  'key_id',
+  'model',
+  'status',
+  'from',
+  'to',
+  'limit',
+  'cursor',
+] as const;
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
@@ -15,7 +24,10 @@ export const MAX_LIMIT = 200;
  * given twice, a limit outside 1–200, a date that is neither Unix seconds nor ISO 8601, `from`
  * after `to`, or a status that is no status. (The cursor is checked by the store.)
  */
-export function parseRequestListQuery(raw: unknown, allowed: readonly string[] = LIST_FILTERS): RequestLogQuery {
+export function parseRequestListQuery(
+  raw: unknown,
+  allowed: readonly string[] = LIST_FILTERS,
+): RequestLogQuery {
   const params = (raw ?? {}) as Record<string, unknown>;
   for (const [name, value] of Object.entries(params)) {
     if (!allowed.includes(name)) throw errors.invalidRequest(`Unknown filter \`${name}\`.`);

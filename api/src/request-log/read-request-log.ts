@@ -28,25 +28,34 @@ export async function findRequest(
   accountId: string | undefined,
 ): Promise<RequestRecord> {
   const record = await reading(() => store.findById(id));
-  if (record === null || (accountId !== undefined && record.accountId !== accountId)) throw requestNotFound(id);
+  if (record === null || (accountId !== undefined && record.accountId !== accountId))
+    throw requestNotFound(id);
   return record;
 }
 
 /** A page of the log; a cursor the store did not make is the client's error (400). */
-export function listRequests(store: Pick<RequestLogStore, 'list'>, query: RequestLogQuery): Promise<RequestLogPage> {
+export function listRequests(
+  store: Pick<RequestLogStore, 'list'>,
+  query: RequestLogQuery,
+): Promise<RequestLogPage> {
   return reading(() => store.list(query));
 }
 
 /** The page as the API answers it. */
 export function requestListObject(page: RequestLogPage) {
-  return { object: 'list' as const, data: page.records.map(requestRecordObject), next_cursor: page.nextCursor };
+  return {
+    object: 'list' as const,
+    data: page.records.map(requestRecordObject),
+    next_cursor: page.nextCursor,
+  };
 }
 
 async function reading<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {
-    if (err instanceof InvalidCursorError) throw errors.invalidRequest('`cursor` is not one this service gave out.');
+    if (err instanceof InvalidCursorError)
+      throw errors.invalidRequest('`cursor` is not one this service gave out.');
     if (err instanceof RequestLogUnavailableError) throw errors.storeUnavailable(RETRY_AFTER_SECONDS);
     throw err;
   }

@@ -28,7 +28,9 @@ export async function requestsRoutes(app: FastifyInstance, deps: RequestsRouteDe
         },
         response: {
           200: jsonResponse('The request’s record.', requestRecordSchema, rateLimitHeaders),
-          ...errorResponses(KEYED, { 404: 'No request of this id for this account (`invalid_request_error`).' }),
+          ...errorResponses(KEYED, {
+            404: 'No request of this id for this account (`invalid_request_error`).',
+          }),
         },
       },
     },

@@ -51,7 +51,8 @@ export const requestRecordSchema = {
     attempts: { type: 'integer', description: 'Upstream attempts made (fallbacks included).' },
     status: {
       type: 'integer',
-      description: 'The HTTP status sent (499: the client left before it); a stream failing after its 200 keeps 200.',
+      description:
+        'The HTTP status sent (499: the client left before it); a stream failing after its 200 keeps 200.',
     },
     error_code: {
       type: ['string', 'integer', 'null'],
@@ -65,7 +66,10 @@ export const requestRecordSchema = {
     reasoning_tokens: { type: 'integer' },
     cost: { type: 'number', description: 'Toman charged (0 when nothing was): the answer’s `service.cost`.' },
     latency_ms: { type: 'integer' },
-    ttft_ms: { type: ['integer', 'null'], description: 'Time to the first streamed output; null for other answers.' },
+    ttft_ms: {
+      type: ['integer', 'null'],
+      description: 'Time to the first streamed output; null for other answers.',
+    },
     ip: { type: ['string', 'null'] },
   },
 } as const;

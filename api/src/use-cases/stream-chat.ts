@@ -155,7 +155,11 @@ function brokenOff(
   answer: AbortSignal,
 ): { outcome: 'failed' | 'gone'; lines?: string; code?: number } {
   if (call.cut === 'stopping' && !call.draining)
-    return { outcome: 'failed', code: 503, lines: sseData(streamErrorObject(503, STOPPING_MESSAGE)) + SSE_DONE };
+    return {
+      outcome: 'failed',
+      code: 503,
+      lines: sseData(streamErrorObject(503, STOPPING_MESSAGE)) + SSE_DONE,
+    };
   if (call.cut !== undefined) return { outcome: 'gone' };
   if (call.draining || answer.aborted) return { outcome: 'failed' };
   const status = err instanceof UpstreamStreamError ? err.status : 502;

@@ -49,7 +49,11 @@ export function newRequestDraft(startedAt = performance.now()): RequestDraft {
  * An upstream attempt is being made on `provider` (through `channelId`, once channels exist): the
  * one place a record's provider and channel are set, the attempt counted.
  */
-export function noteUpstreamAttempt(draft: RequestDraft, provider: string, channelId: string | null = null): void {
+export function noteUpstreamAttempt(
+  draft: RequestDraft,
+  provider: string,
+  channelId: string | null = null,
+): void {
   draft.provider = provider;
   draft.channelId = channelId;
   draft.attempts += 1;

@@ -36,7 +36,11 @@ const EVERY_MS = 3600 * 1000;
  * Runs a retention pass at start and every hour (SQLite; a MongoDB collection's TTL index deletes
  * on its own, the pass removes what it has not reached yet). Answers the stop function.
  */
-export function startRetention(store: RequestLogStore, logger: Logger, options: RetentionOptions): () => void {
+export function startRetention(
+  store: RequestLogStore,
+  logger: Logger,
+  options: RetentionOptions,
+): () => void {
   let running: Promise<void> | null = null;
   const pass = () => {
     if (running !== null) return;

@@ -6,6 +6,7 @@ import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import { WaiterLeases } from '../../../shared/src/media-jobs/waiter-lease.ts';
+import { createVideoRecords } from '../../../shared/src/request-log/video-records.ts';
 import type { Connections } from '../../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../../shared/src/upstream/secret-scrubber.ts';
@@ -27,6 +28,7 @@ export function createMediaWorkerDeps(
   const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
   const client = new UpstreamClient(config.upstream);
   const stopRecovery = startRecoveryLoop(billing, logger);
+  const videoRecords = createVideoRecords(config, logger);
   const deps: MediaWorkerDeps = {
     jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),
@@ -41,6 +43,7 @@ export function createMediaWorkerDeps(
     config,
     now: () => new Date(),
     logger,
+    videoRecords,
   };
   return {
     deps,
@@ -51,6 +54,7 @@ export function createMediaWorkerDeps(
       await billing.close();
       // Calls of jobs the stop left unfinished are not waited for: their jobs are rerun elsewhere.
       await withinMs(client.close(), CLIENT_CLOSE_MS);
+      await withinMs(videoRecords.close(), CLIENT_CLOSE_MS);
     },
   };
 }

@@ -20,7 +20,10 @@ export interface AdminRequestsRouteOptions extends AdminAuth {
 const tags = ['Operator: requests'];
 
 /** Operator API: the request log of every account, by id and in filtered pages (docs/request-log.md). */
-export async function adminRequestsRoutes(app: FastifyInstance, options: AdminRequestsRouteOptions): Promise<void> {
+export async function adminRequestsRoutes(
+  app: FastifyInstance,
+  options: AdminRequestsRouteOptions,
+): Promise<void> {
   requireAdminToken(app, options);
   app.setValidatorCompiler(strictValidatorCompiler);
   const store = options.requestLog.store;

@@ -3,52 +3,31 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidCursorError, type RequestLogStore } from '../../../../shared/src/request-log/request-log-store.ts';
+import {
+  InvalidCursorError,
+  type RequestLogStore,
+} from '../../../../shared/src/request-log/request-log-store.ts';
 import { formatRequestId, type RequestRecord } from '../../../../shared/src/request-log/request-record.ts';
 import { runRetentionPass } from '../../../../shared/src/request-log/retention.ts';
 import { connectMongo } from '../../../../shared/src/store/mongodb/connect.ts';
 import { openMongoRequestLog } from '../../../../shared/src/store/mongodb/request-log.mongo.ts';
 import { openSqliteRequestLog } from '../../../../shared/src/store/sqlite/request-log.sqlite.ts';
+import { sampleRecord } from '../../../helpers/request-records.ts';
 import { freshMongoOptions, STORE_KINDS } from './store-under-test.ts';
 
 const BASE_MS = Date.UTC(2030, 0, 1);
-
-/** A record of `ms` with fresh random id bytes; fields overridable. */
-export function sampleRecord(ms: number, fields: Partial<RequestRecord> = {}): RequestRecord {
-  return {
-    id: formatRequestId(ms, randomBytes(12)),
-    createdMs: ms,
-    accountId: 'acc_1',
-    keyId: 'key_1',
-    keyLast4: 'a1b2',
-    method: 'POST',
-    path: '/v1/chat/completions',
-    endpoint: 'chat',
-    model: 'openai/gpt-4o-mini',
-    provider: 'openai',
-    channelId: null,
-    attempts: 1,
-    status: 200,
-    errorCode: null,
-    outcome: 'completed',
-    stream: false,
-    inputTokens: 12,
-    outputTokens: 34,
-    cachedTokens: 5,
-    reasoningTokens: 2,
-    costMicros: 1_234_567n,
-    latencyMs: 321,
-    ttftMs: null,
-    ip: '203.0.113.7',
-    ...fields,
-  };
-}
 
 async function openLog(kind: string): Promise<{ log: RequestLogStore; close(): Promise<void> }> {
   if (kind === 'sqlite') {
     const folder = await mkdtemp(join(tmpdir(), 'gateway-requests-'));
     const log = openSqliteRequestLog({ path: join(folder, 'requests.db'), busyTimeoutMs: 5000 });
-    return { log, close: async () => (await log.close(), await rm(folder, { recursive: true, force: true })) };
+    return {
+      log,
+      async close() {
+        await log.close();
+        await rm(folder, { recursive: true, force: true });
+      },
+    };
   }
   const mongo = await connectMongo(freshMongoOptions());
   const log = await openMongoRequestLog(mongo.db, { retentionDays: 30 });
@@ -136,7 +115,9 @@ describe.each(STORE_KINDS)('request log store (%s)', (kind) => {
     expect(ids(await all({ accountId: 'acc_even' }))).toEqual(
       ids(newestFirst.filter((r) => r.accountId === 'acc_even')),
     );
-    expect(ids(await all({ keyId: 'key_three' }))).toEqual(ids(newestFirst.filter((r) => r.keyId === 'key_three')));
+    expect(ids(await all({ keyId: 'key_three' }))).toEqual(
+      ids(newestFirst.filter((r) => r.keyId === 'key_three')),
+    );
     expect(ids(await all({ model: 'google/gemini-2.5-flash' }))).toEqual(
       ids(newestFirst.filter((r) => r.model === 'google/gemini-2.5-flash')),
     );
@@ -207,7 +188,11 @@ describe.each(STORE_KINDS)('request log store (%s)', (kind) => {
     await log().insertMany([record]);
     const done = { status: 502, outcome: 'failed' as const, errorCode: 'upstream_error', costMicros: 0n };
     expect(await log().completeJob(record.jobId as string, done)).toBe(true);
-    expect(await log().findById(record.id)).toMatchObject({ status: 502, outcome: 'failed', errorCode: 'upstream_error' });
+    expect(await log().findById(record.id)).toMatchObject({
+      status: 502,
+      outcome: 'failed',
+      errorCode: 'upstream_error',
+    });
     const errors = await log().list({ limit: 5, status: { kind: 'code', code: 'upstream_error' } });
     expect(errors.records.map((r) => r.id)).toContain(record.id);
   });
