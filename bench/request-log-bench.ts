@@ -57,7 +57,13 @@ const MODELS = [
   'openai/tts-1',
 ];
 const ENDPOINT_OF = (model: string) =>
-  model.includes('embedding') ? 'embeddings' : model.includes('image') ? 'images' : model.includes('tts') ? 'speech' : 'chat';
+  model.includes('embedding')
+    ? 'embeddings'
+    : model.includes('image')
+      ? 'images'
+      : model.includes('tts')
+        ? 'speech'
+        : 'chat';
 const PATH_OF: Record<string, string> = {
   chat: '/v1/chat/completions',
   embeddings: '/v1/embeddings',
@@ -138,7 +144,9 @@ const fmt = (ms: number) => ms.toFixed(2);
 async function main(): Promise<void> {
   const folder = mkdtempSync(join(os.tmpdir(), 'request-log-bench-'));
   const path = join(folder, 'requests.db');
-  const store = openSqliteRequestLog({ path, busyTimeoutMs: 5_000 }) as ReturnType<typeof openSqliteRequestLog> & {
+  const store = openSqliteRequestLog({ path, busyTimeoutMs: 5_000 }) as ReturnType<
+    typeof openSqliteRequestLog
+  > & {
     insertNow(records: readonly RequestRecord[]): void;
     deleteNow(beforeMs: number, batch: number): number;
     database: import('node:sqlite').DatabaseSync;
@@ -167,7 +175,9 @@ async function main(): Promise<void> {
     store.insertNow(batch);
     written += batch.length;
     if (written % 1_000_000 === 0 || written === RECORDS)
-      console.log(`  ${written.toLocaleString('en')} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log(
+        `  ${written.toLocaleString('en')} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
   }
   if (!incremental) {
     console.log('  making the indexes');
@@ -180,13 +190,19 @@ async function main(): Promise<void> {
   const bytesPerRecord = bytes / RECORDS;
   console.log(`bytes/record ${bytesPerRecord.toFixed(1)}`);
 
-  const byId = await timed(Math.min(QUERIES * 3, sampleIds.length), (i) => store.findById(sampleIds[i] as string));
+  const byId = await timed(Math.min(QUERIES * 3, sampleIds.length), (i) =>
+    store.findById(sampleIds[i] as string),
+  );
   const page = (query: Omit<RequestLogQuery, 'limit'>) => store.list({ limit: 50, ...query });
   const byKey = await timed(QUERIES, (i) => page({ keyId: sampleKeys[i % sampleKeys.length] as string }));
   const byModel = await timed(QUERIES, () => page({ model: pick(MODELS) }));
   const errorsOnly = await timed(QUERIES, () => page({ status: { kind: 'error' } }));
   const accountErrors = await timed(QUERIES, (i) =>
-    page({ accountId: `acc_${skewed(ACCOUNTS).toString(36).padStart(6, '0')}`, status: { kind: 'error' }, ...(i < 0 ? {} : {}) }),
+    page({
+      accountId: `acc_${skewed(ACCOUNTS).toString(36).padStart(6, '0')}`,
+      status: { kind: 'error' },
+      ...(i < 0 ? {} : {}),
+    }),
   );
   const dateRange = await timed(QUERIES, () => {
     const from = startMs + Math.floor(random() * (YEAR_MS - 24 * 3600 * 1000));
@@ -194,11 +210,16 @@ async function main(): Promise<void> {
   });
   const keyInRange = await timed(QUERIES, (i) => {
     const from = startMs + Math.floor(random() * (YEAR_MS - 7 * 24 * 3600 * 1000));
-    return page({ keyId: sampleKeys[i % sampleKeys.length] as string, fromMs: from, beforeMs: from + 7 * 24 * 3600 * 1000 });
+    return page({
+      keyId: sampleKeys[i % sampleKeys.length] as string,
+      fromMs: from,
+      beforeMs: from + 7 * 24 * 3600 * 1000,
+    });
   });
   const nextPage = await timed(QUERIES, async (i) => {
     const first = await page({ model: MODELS[i % MODELS.length] as string });
-    if (first.nextCursor !== null) await page({ model: MODELS[i % MODELS.length] as string, cursor: first.nextCursor });
+    if (first.nextCursor !== null)
+      await page({ model: MODELS[i % MODELS.length] as string, cursor: first.nextCursor });
   });
 
   // Retention: the oldest RETAIN_DELETE rows fall out of the window.
@@ -277,7 +298,10 @@ ${row('Two pages by model (cursor)', nextPage, 100)}
 | Longest event-loop block (monitorEventLoopDelay max) | ${fmt(maxBlockMs)} ms | ≤ 50 | ${maxBlockMs <= 50 ? 'yes' : '**no**'} |
 | The same, 5 s of an idle loop before the pass (the machine’s own noise) | ${fmt(idleMaxMs)} ms | | |
 
-Load average at the end of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} (${os.cpus().length} cores, shared with other work).
+Load average at the end of the run: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')} (${os.cpus().length} cores, shared with other work).
 
 Not measured here: the chat bench's 0 ms line with the log on against off (\`npm run bench:chat\`
 writes the log as the api always does; a run with the log off needs a switch the api does not have).

@@ -16,6 +16,7 @@ import { AccountsPage } from './pages/operator/accounts.tsx';
 import { QueuesPage } from './pages/operator/queues.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
+import { OperatorRequestsPage, RequestsPage } from './pages/requests.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { WalletPage } from './pages/wallet.tsx';
@@ -51,6 +52,8 @@ function Routes() {
       <Route path={paths.playground} component={HolderPlaygroundPage} />
       <Route path={paths.media} component={HolderMediaPage} />
       <Route path={paths.account} component={HolderAccountPage} />
+      <Route path={paths.requests} component={HolderRequestsPage} />
+      <Route path={paths.operatorRequests} component={OperatorAllRequestsPage} />
       <Route path={paths.operatorAccounts} component={OperatorAccountsPage} />
       <Route path={`${paths.operatorAccounts}/:id`} component={OperatorAccountDetailPage} />
       <Route path={paths.operatorQueues} component={OperatorQueuesPage} />
@@ -105,3 +108,5 @@ const HolderAccountPage = guarded('holder', AccountPage);
 const OperatorAccountsPage = guarded('operator', AccountsPage);
 const OperatorAccountDetailPage = guarded('operator', AccountDetailPage);
 const OperatorQueuesPage = guarded('operator', QueuesPage);
+const HolderRequestsPage = guarded('holder', RequestsPage);
+const OperatorAllRequestsPage = guarded('operator', OperatorRequestsPage);

@@ -13,8 +13,10 @@ export const paths = {
   playground: `${BASE}/playground`,
   media: `${BASE}/media`,
   account: `${BASE}/account`,
+  requests: `${BASE}/requests`,
   operatorAccounts: `${BASE}/operator/accounts`,
   operatorQueues: `${BASE}/operator/queues`,
+  operatorRequests: `${BASE}/operator/requests`,
 } as const;
 
 export const operatorAccount = (id: string) => `${paths.operatorAccounts}/${encodeURIComponent(id)}`;

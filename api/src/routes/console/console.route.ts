@@ -8,6 +8,7 @@ import { modelsRoutes } from './models.route.ts';
 import { overviewRoutes } from './overview.route.ts';
 import { playgroundRoutes } from './playground.route.ts';
 import { queuesRoutes } from './queues.route.ts';
+import { holderRequestsRoutes, operatorRequestsRoutes } from './requests.route.ts';
 import { currentSessionRoutes, holderSessionRoutes, signInRoutes } from './session.route.ts';
 import { usageRoutes } from './usage.route.ts';
 import { videosRoutes } from './videos.route.ts';
@@ -51,4 +52,7 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   await app.register(playgroundRoutes, deps);
   await app.register(operatorAccountsRoutes, deps);
   await app.register(queuesRoutes, deps);
+  const withLog = { ...deps, requestLog: services.requestLog };
+  await app.register(holderRequestsRoutes, withLog);
+  await app.register(operatorRequestsRoutes, withLog);
 }
