@@ -258,6 +258,36 @@ describe('a record for each outcome', () => {
     });
   });
 
+  it('a native API request: native:<prefix>, its provider, its X-Service-Cost', async () => {
+    const response = await fetch(`${g.gateway.origin}/anthropic/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': funded.key,
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+      },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'hello there' }],
+      }),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    const id = response.headers.get('x-request-id') as string;
+    const { body } = await recordOf(id);
+    expect(body).toMatchObject({
+      endpoint: 'native:anthropic',
+      path: '/anthropic/v1/messages',
+      provider: 'anthropic',
+      status: 200,
+      outcome: 'completed',
+      attempts: 1,
+      cost: Number(response.headers.get('x-service-cost')),
+    });
+    expect(body.cost).toBeGreaterThan(0);
+  });
+
   it('no record for a request without a valid key (check 1 or 2)', async () => {
     const answer = await rawPost(g.gateway.origin, '/v1/chat/completions', 'hk-not-a-key', chatBody());
     expect(answer.status).toBe(401);

@@ -213,3 +213,16 @@ describe('OpenAI-compatible upstreams declared in configuration', () => {
     expect(problemsOf({ ...minimal, OPENAI_COMPATIBLE_UPSTREAMS: 'openai' })[0]).toMatch(/built-in provider/);
   });
 });
+
+describe('the request log settings', () => {
+  it('default to .local/requests.db and 30 days', () => {
+    expect(loadConfig(minimal).requestLog).toEqual({ path: '.local/requests.db', retentionDays: 30 });
+    expect(
+      loadConfig({ ...minimal, REQUEST_LOG_PATH: '/data/log.db', REQUEST_LOG_RETENTION_DAYS: '7' }).requestLog,
+    ).toEqual({ path: '/data/log.db', retentionDays: 7 });
+  });
+
+  it.each(['0', '3651', 'ten', '1.5'])('refuse REQUEST_LOG_RETENTION_DAYS=%s', (value) => {
+    expect(() => loadConfig({ ...minimal, REQUEST_LOG_RETENTION_DAYS: value })).toThrow(ConfigError);
+  });
+});
