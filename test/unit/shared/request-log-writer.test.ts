@@ -51,7 +51,11 @@ describe('the request log writer', () => {
       release = resolve;
     });
     const { store, written } = memoryStore(() => stuck);
-    const writer = new RequestLogWriter(store, captureLogger().logger, { flushMs: 1, maxBatch: 2, maxQueued: 4 });
+    const writer = new RequestLogWriter(store, captureLogger().logger, {
+      flushMs: 1,
+      maxBatch: 2,
+      maxQueued: 4,
+    });
     const before = await dropped('queue_full');
     for (let i = 0; i < 10; i += 1) writer.record(sampleRecord(Date.UTC(2030, 0, 1) + i));
     await new Promise((resolve) => setTimeout(resolve, 20));

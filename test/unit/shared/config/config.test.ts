@@ -218,7 +218,8 @@ describe('the request log settings', () => {
   it('default to .local/requests.db and 30 days', () => {
     expect(loadConfig(minimal).requestLog).toEqual({ path: '.local/requests.db', retentionDays: 30 });
     expect(
-      loadConfig({ ...minimal, REQUEST_LOG_PATH: '/data/log.db', REQUEST_LOG_RETENTION_DAYS: '7' }).requestLog,
+      loadConfig({ ...minimal, REQUEST_LOG_PATH: '/data/log.db', REQUEST_LOG_RETENTION_DAYS: '7' })
+        .requestLog,
     ).toEqual({ path: '/data/log.db', retentionDays: 7 });
   });
 
