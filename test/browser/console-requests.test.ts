@@ -27,7 +27,7 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** The page does not scroll sideways (wide tables scroll inside their own box). */
 async function fitsWidth(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1')) === true;
 }
 
 describe('web console: the request log', { timeout: STEP_TIMEOUT }, () => {
