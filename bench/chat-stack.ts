@@ -4,6 +4,7 @@
  * for the run, and for each phase a gateway of its own: an empty Redis, an s3rver, a fresh SQLite
  * file (the store `npm start` uses), the api, its accounts and keys.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../infra/local-services/free-port.ts';
@@ -118,12 +119,22 @@ export interface Gateway extends BenchApi {
   readonly keysFile: string;
 }
 
-/** A phase's gateway on fresh stores, `nodeFlags` given to its api, ready and with its keys. */
+/** How a phase's gateway reaches the mock: its one environment key, or this many API channels. */
+export interface GatewayUpstream {
+  readonly channels?: number;
+}
+
+/**
+ * A phase's gateway on fresh stores, `nodeFlags` given to its api, ready and with its keys. With
+ * `upstream.channels`, the mock is reached through that many channels made by the operator API
+ * (equal weights, one priority) instead of `OPENAI_API_KEY`.
+ */
 export async function startGateway(
   run: ChatRun,
   peers: Peers,
   phase: string,
   nodeFlags: readonly string[] = [],
+  upstream: GatewayUpstream = {},
 ): Promise<Gateway> {
   const started = Date.now();
   const scratch = join(run.stores, phase);
@@ -141,7 +152,8 @@ export async function startGateway(
     env: {
       BENCH_MEMORY_DIR: memoryDir,
       OPENAI_BASE_URL: `${peers.mockUrl}/v1`,
-      OPENAI_API_KEY: 'sk-bench-anything',
+      ...(upstream.channels === undefined ? { OPENAI_API_KEY: 'sk-bench-anything' } : {}),
+      CHANNEL_SECRET_KEY: randomBytes(32).toString('base64'),
       CATALOGUE_PATH: join(run.root, 'bench', 'catalogue.json'),
     },
     nodeFlags: [...nodeFlags, '--import', MEMORY_PRELOAD],
@@ -149,7 +161,15 @@ export async function startGateway(
     redisCpus: run.storesCpus,
   });
   try {
-    const keys = await makeKeys(run, api.url, api.adminToken);
+    for (let i = 0; i < (upstream.channels ?? 0); i += 1) {
+      await adminClient(api.url, api.adminToken)('/channels', {
+        provider: 'openai',
+        name: `bench-${i}`,
+        api_key: `sk-bench-channel-${i}`,
+        base_url: `${peers.mockUrl}/v1`,
+      });
+    }
+    const keys = await makeKeys(run, api.url, api.adminToken, phase);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     run.log(
       `${phase}: api ${api.url} (pid ${api.api.pid}), ${keys.loadKeys.length} keys, ready in ${seconds} s`,
@@ -162,14 +182,14 @@ export async function startGateway(
 }
 
 /** The load accounts' keys (in a file for wrk, outside the results) and the probe account's key. */
-async function makeKeys(run: ChatRun, url: string, adminToken: string) {
+async function makeKeys(run: ChatRun, url: string, adminToken: string, phase: string) {
   const admin = adminClient(url, adminToken);
   const accounts = Array.from({ length: run.accounts }, (_, i) => `load-${i}`);
   const loadKeys = (
     await Promise.all(accounts.map((label) => accountWithKeys(admin, label, KEYS_PER_ACCOUNT)))
   ).flat();
   const [probeKey = ''] = await accountWithKeys(admin, 'probe', 1);
-  const keysFile = join(run.harness, 'bench-keys.txt');
+  const keysFile = join(run.harness, `bench-keys-${phase}.txt`);
   writeFileSync(keysFile, `${loadKeys.join('\n')}\n`, { mode: 0o600 });
   return { loadKeys, probeKey, keysFile };
 }

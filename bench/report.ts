@@ -71,6 +71,7 @@ interface HarnessResults {
 const OWN_PROCESS: Record<string, string> = {
   direct: 'mock',
   gateway: 'api',
+  'gateway-channels': 'api-channels',
   portkey: 'portkey',
   floor: 'floor',
 };
@@ -253,6 +254,7 @@ function lineFigures(
   const [api, floor] = [info.streams, info.floorStreams];
   return {
     rps: { gateway: at(0, 'gateway')?.rps, portkey: at(0, 'portkey')?.rps, floor: at(0, 'floor')?.rps },
+    channelsRps: at(0, 'gateway-channels')?.rps,
     cpuMs: { gateway: cpu('gateway'), floor: cpu('floor') },
     added50: { gateway: added(50, 'gateway'), floor: added(50, 'floor') },
     addedTtft: { gateway: addedTtft('gateway'), floor: addedTtft('floor') },

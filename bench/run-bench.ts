@@ -47,6 +47,8 @@ const settings = {
   apiWarmup: num('BENCH_API_WARMUP', 10),
   connections: num('BENCH_CONNECTIONS', 50),
   delays: (env.BENCH_DELAYS ?? '0,50').split(',').map(Number),
+  /** API channels of the second gateway measured at 0 ms (0 skips it). */
+  channels: num('BENCH_CHANNELS', 4),
   accounts: num('BENCH_ACCOUNTS', 8),
   streamRequests: num('BENCH_STREAM_REQUESTS', 1200),
   probeWarmup: num('BENCH_PROBE_WARMUP', 1500),
@@ -199,24 +201,56 @@ async function warmApi(peers: Peers, gateway: Gateway, phase: string, streams = 
   });
 }
 
-/** 1. The unstreamed load at each upstream delay: direct, gateway, Portkey and floor, alternating. */
+/**
+ * 1. The unstreamed load at each upstream delay: direct, gateway, Portkey and floor, alternating.
+ * At 0 ms a second gateway reaching the mock through `BENCH_CHANNELS` API channels (4) instead of
+ * its environment key is measured in the same alternation ("gateway-channels").
+ */
 async function loadPhases(peers: Peers): Promise<void> {
   const t = targets(peers);
   for (const [i, delay] of settings.delays.entries()) {
     await inPhase(peers, `load-${delay}`, async (gateway) => {
-      if (delay > 0) await warmApi(peers, gateway, `load-${delay}`);
-      await runHarness('bench.mjs', `load-${delay}`, {
-        ...loadEnv(peers, gateway, delay, i === 0 ? settings.warmupFirst : settings.warmupNext),
-        TARGETS_FILE: targetsFile(`load-${delay}-targets.json`, [
-          t.direct,
-          t.gateway(gateway, gateway.loadKeys[0] ?? ''),
-          t.portkey,
-          t.floor,
-        ]),
-        OUT_DIR: join(OUT, `load-${delay}`),
-      });
+      const channels =
+        delay === 0 && settings.channels > 0
+          ? await startGateway(run, peers, `load-${delay}-channels`, [], { channels: settings.channels })
+          : undefined;
+      try {
+        if (delay > 0) await warmApi(peers, gateway, `load-${delay}`);
+        if (channels !== undefined) await warmApi(peers, channels, `load-${delay}-channels`);
+        const env = loadEnv(peers, gateway, delay, i === 0 ? settings.warmupFirst : settings.warmupNext);
+        const viaChannels =
+          channels === undefined
+            ? []
+            : [{ ...t.gateway(channels, channels.loadKeys[0] ?? ''), name: 'gateway-channels' }];
+        await runHarness('bench.mjs', `load-${delay}`, {
+          ...env,
+          ...(channels === undefined
+            ? {}
+            : {
+                WRK_KEYS_FILE: keyGroups(`load-${delay}`, [gateway, channels]),
+                MONITOR_PIDS: `${env.MONITOR_PIDS},api-channels:${channels.api.pid}`,
+              }),
+          TARGETS_FILE: targetsFile(`load-${delay}-targets.json`, [
+            t.direct,
+            t.gateway(gateway, gateway.loadKeys[0] ?? ''),
+            ...viaChannels,
+            t.portkey,
+            t.floor,
+          ]),
+          OUT_DIR: join(OUT, `load-${delay}`),
+        });
+      } finally {
+        await channels?.stop();
+      }
     });
   }
+}
+
+/** One keys file for wrk with each gateway's keys as a group (bench/wrk-keys.lua). */
+function keyGroups(label: string, gateways: readonly Gateway[]): string {
+  const file = join(run.harness, `bench-keys-${label}-groups.txt`);
+  writeFileSync(file, `${gateways.map((g) => g.loadKeys.join('\n')).join('\n\n')}\n`, { mode: 0o600 });
+  return file;
 }
 
 /** 2. Streams ten at a time (20 chunks sent at once): time to first token, the gateway's own key. */

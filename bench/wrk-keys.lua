@@ -3,20 +3,28 @@
 -- allows 3000 requests a minute, one 0 ms round sends tens of thousands. When WRK_KEYS_FILE names
 -- a file of keys (one a line) and the target's Authorization header carries one of them, each
 -- request takes the next key, round robin, from requests formatted once at start; any other target
--- keeps its fixed header. Env: WRK_BODY, WRK_JSON_OUT (output path), WRK_KEYS_FILE (optional).
+-- keeps its fixed header. The file may hold the keys of several gateways, in groups separated by a
+-- blank line: a target rotates over the group of the key it was given. Env: WRK_BODY, WRK_JSON_OUT
+-- (output path), WRK_KEYS_FILE (optional).
 wrk.method = "POST"
 wrk.body = os.getenv("WRK_BODY") or '{"model":"mock","messages":[{"role":"user","content":"hi"}]}'
 wrk.headers["Content-Type"] = "application/json"
 
-local function read_keys(path)
-  local keys = {}
+local function read_groups(path)
+  local groups, group = {}, {}
   local f = path and io.open(path, "r")
-  if not f then return keys end
+  if not f then return groups end
   for line in f:lines() do
-    if line ~= "" then keys[#keys + 1] = line end
+    if line ~= "" then
+      group[#group + 1] = line
+    elseif #group > 0 then
+      groups[#groups + 1] = group
+      group = {}
+    end
   end
+  if #group > 0 then groups[#groups + 1] = group end
   f:close()
-  return keys
+  return groups
 end
 
 -- The key goes in the header -H gave, under the very name it gave (wrk keeps its case): setting
@@ -26,10 +34,12 @@ for name in pairs(wrk.headers) do
   if name:lower() == "authorization" then auth_name = name end
 end
 local given = wrk.headers[auth_name] or ""
-local keys = read_keys(os.getenv("WRK_KEYS_FILE"))
+local keys = {}
 local rotate = false
-for _, k in ipairs(keys) do
-  if given == "Bearer " .. k then rotate = true end
+for _, group in ipairs(read_groups(os.getenv("WRK_KEYS_FILE"))) do
+  for _, k in ipairs(group) do
+    if given == "Bearer " .. k then rotate = true; keys = group end
+  end
 end
 
 if rotate then

@@ -15,6 +15,6 @@ export interface AppDeps {
   readonly readinessChecks: readonly ReadinessCheck[];
   readonly services: Pick<
     ApiServices,
-    'accounts' | 'billing' | 'upstream' | 'media' | 'console' | 'requestLog'
+    'accounts' | 'billing' | 'upstream' | 'media' | 'console' | 'requestLog' | 'channels'
   >;
 }

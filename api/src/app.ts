@@ -8,6 +8,7 @@ import Fastify, {
 import { inFlightGraceMs } from '../../shared/src/runtime/shutdown.ts';
 import { registerAdmission } from './admission/admit-request.ts';
 import type { AppDeps } from './app-deps.ts';
+import { channelAdminOf } from './channels/channel-admin-of.ts';
 import { nativeApiRoutes, registerNativeFallbacks } from './native/native-apis.ts';
 import { registerOpenApi } from './openapi/lazy-docs.ts';
 import { registerBodyReadDeadline } from './plugins/body-read-deadline.ts';
@@ -26,6 +27,7 @@ import { generateRequestId, registerRequestContext } from './plugins/request-con
 import { requestLoggerFactory } from './plugins/request-logger.ts';
 import { createValidatorCompiler } from './plugins/validation.ts';
 import { adminAccountsRoutes } from './routes/admin/accounts.route.ts';
+import { adminChannelsRoutes } from './routes/admin/channels.route.ts';
 import { adminInvitationsRoutes } from './routes/admin/invitations.route.ts';
 import { adminKeysRoutes } from './routes/admin/keys.route.ts';
 import { adminRequestsRoutes } from './routes/admin/requests.route.ts';
@@ -119,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(modelsRoutes, deps);
   await app.register(adminRoutes, { prefix: '/admin/v1', ...deps });
   await app.register(authenticatedRoutes, deps);
-  registerNativeFallbacks(app, deps);
+  registerNativeFallbacks(app, { config: deps.config, channels: deps.services.channels.routing });
   // --- web console API: sessions and JSON endpoints under /console/api (routes/console/) ---
   await app.register(consoleApiRoutes, { prefix: CONSOLE_API_PREFIX, ...deps });
   // --- web console SPA: /console/* pages and assets, GET / → /console/ (plugins/console-static.ts) ---
@@ -147,6 +149,8 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const accountExists = async (id: string) => (await accounts.accounts.findById(id)) !== null;
   await app.register(walletRoutes, { billing, ...auth, accountExists });
   await app.register(adminRequestsRoutes, { requestLog: deps.services.requestLog, ...auth });
+  const models = () => deps.catalogue.list();
+  await app.register(adminChannelsRoutes, { ...auth, channels: channelAdminOf(deps), models });
 }
 
 /**
@@ -160,18 +164,27 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
     billing,
     catalogue: deps.catalogue,
     now: accounts.clock,
-    requestLog: deps.services.requestLog,
+    // REQUEST_LOG_ENABLED=false: no request is recorded (the log is still read).
+    requestLog: deps.config.requestLog.enabled ? deps.services.requestLog : undefined,
   });
   await app.register(balanceRoutes, { billing });
   await app.register(usageRoutes, { billing });
   await app.register(requestsRoutes, { requestLog: deps.services.requestLog });
-  const chat = { config: deps.config, client: deps.services.upstream, billing, now: accounts.clock };
+  const channels = deps.services.channels.routing;
+  const chat = {
+    config: deps.config,
+    channels,
+    client: deps.services.upstream,
+    billing,
+    now: accounts.clock,
+  };
   await app.register(chatCompletionsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(embeddingsRoutes, { catalogue: deps.catalogue, chat });
   await app.register(mediaRoutes, deps);
   // --- provider-native APIs under /anthropic, … (native/native-apis.ts, docs/native.md) ---
   await app.register(nativeApiRoutes, {
     config: deps.config,
+    channels,
     catalogue: deps.catalogue,
     client: deps.services.upstream,
     billing,

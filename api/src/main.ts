@@ -1,6 +1,6 @@
 // First: V8 settings that must hold before the rest of the process is loaded.
 import './gc-settings.ts';
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { loadConfiguredCatalogue, servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
@@ -15,13 +15,15 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Before anything logs: the configured credentials are scrubbed from every line from here on.
   installSecretScrubber(config);
-  const catalogue = loadConfiguredCatalogue(config);
+  // The file checked before any connection opens; served as the channels configure it below.
+  loadConfiguredCatalogue(config);
   const logger = createLogger({ name: 'api', level: config.logLevel });
   // Before the app is built: its hooks trace only when traces are exported.
   const observability = await startProcessObservability(config, 'api', logger);
   // S3 on first use: an api that serves no media never loads the SDK.
   const connections = await openConnections(config, 'api', logger, { s3: 'on-first-use' });
   const services = await createApiServices(config, connections, logger);
+  const catalogue = servedCatalogue(config, services.channels.providers);
   const app = await buildApp({
     config,
     logger,

@@ -1,6 +1,8 @@
 import { type Accounts, createAccounts } from '../../shared/src/accounts/accounts.ts';
 import { type Billing, createBilling } from '../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../shared/src/billing/recovery-loop.ts';
+import { channelSecretOpener } from '../../shared/src/channels/channel-secrets.ts';
+import { type ProcessChannels, startProcessChannels } from '../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { closeQueues, createQueues } from '../../shared/src/jobs/job-catalogue.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
@@ -33,6 +35,8 @@ export interface ApiServices {
   readonly console: ConsoleServices;
   /** The request log (docs/request-log.md): records queued off the request path, its store read. */
   readonly requestLog: RequestLogWriter;
+  /** The upstream channels: routing, breakers, figures, and the operator's control (docs/channels.md). */
+  readonly channels: ProcessChannels;
   close(): Promise<void>;
 }
 
@@ -64,6 +68,15 @@ export async function createApiServices(
   });
   const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
   const upstream = new UpstreamClient(config.upstream);
+  // Before any route: every channel readable (else the start stops naming it), credentials scrubbed.
+  const channels = await startProcessChannels({
+    config,
+    repository: connections.store.channels,
+    openSecret: channelSecretOpener(config),
+    redis: connections.redis,
+    subscriber,
+    logger,
+  });
   // The api only adds jobs (no blocking commands): its queue connection fails fast like the api's
   // own, so a request whose enqueue meets a Redis outage answers 503 instead of waiting for Redis.
   const queueConnection = createRedis(config.redis.url, { connectionName: 'api-queues' });
@@ -109,9 +122,11 @@ export async function createApiServices(
     media,
     console,
     requestLog,
+    channels,
     async close() {
       stopRecovery();
       stopRetention();
+      await channels.close();
       // The records of the requests that ended are written before the store closes.
       await requestLog.close();
       await requestLogStore.close();

@@ -4,6 +4,7 @@ import { spawnAppProcess } from './app-process.ts';
 import { startBackingServices } from './backing-services.ts';
 import { printBanner } from './banner.ts';
 import { buildConsoleForStack } from './build-console.ts';
+import { localChannelKey } from './channel-key.ts';
 import { watchExit } from './child-resource.ts';
 import { assertCanListen } from './port-check.ts';
 import type { StackResources } from './resources.ts';
@@ -47,6 +48,8 @@ export async function startStack(context: StackContext): Promise<void> {
     SIMULATE_PROVIDERS: 'true',
     ...context.env,
     ...added,
+    // Channels made through the operator API are sealed under the stack's own key (kept, reused).
+    CHANNEL_SECRET_KEY: localChannelKey(dataDir, context.env),
     HOST: settings.host,
     PORT: String(settings.port),
   };

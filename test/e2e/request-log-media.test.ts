@@ -77,6 +77,9 @@ describe('video records', () => {
       outcome: 'completed',
       error_code: null,
       model: 'openai/sora-2',
+      provider: 'openai',
+      // The channel that accepted the render (its operation's), set by the worker.
+      channel_id: 'ch_env_openai',
       cost: serviceOf(done).cost,
     });
     expect(record.cost).toBeGreaterThan(0);

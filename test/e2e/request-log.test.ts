@@ -76,7 +76,8 @@ describe('a record for each outcome', () => {
       endpoint: 'chat',
       model: MODEL,
       provider: 'openai',
-      channel_id: null,
+      // The channel of OPENAI_API_KEY (the environment's channel of the provider).
+      channel_id: 'ch_env_openai',
       attempts: 1,
       status: 200,
       error_code: null,
@@ -280,6 +281,7 @@ describe('a record for each outcome', () => {
       endpoint: 'native:anthropic',
       path: '/anthropic/v1/messages',
       provider: 'anthropic',
+      channel_id: 'ch_env_anthropic',
       status: 200,
       outcome: 'completed',
       attempts: 1,
@@ -403,5 +405,28 @@ describe('written off the request path', () => {
     }
     const after = await chat(funded.key);
     expect((await recordOf(after.id)).status).toBe(200);
+  });
+});
+
+describe('REQUEST_LOG_ENABLED=false', () => {
+  it('records nothing, and the requests are answered as usual', async () => {
+    const off = await startGatewayWithFakes({ env: { REQUEST_LOG_ENABLED: 'false' } });
+    try {
+      const client = await off.fundedClient();
+      const answer = await rawPost(off.gateway.origin, '/v1/chat/completions', client.key, chatBody());
+      expect(answer.status).toBe(200);
+      const id = answer.headers.get('x-request-id') as string;
+      await off.gateway.services.requestLog.flush();
+      const response = await fetch(`${off.gateway.origin}/admin/v1/requests/${id}`, {
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
+      expect(response.status).toBe(404);
+      const page = await fetch(`${off.gateway.origin}/admin/v1/requests`, {
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
+      expect(((await page.json()) as { data: unknown[] }).data).toEqual([]);
+    } finally {
+      await off.close();
+    }
   });
 });

@@ -11,7 +11,7 @@
  */
 import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { mediaJobIdFor } from '../../shared/src/media-jobs/media-jobs.repository.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { type Connections, closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
@@ -169,7 +169,12 @@ async function startRun(style: (family: Family) => string): Promise<Run> {
   const { config } = gateway;
   const worker = captureLogger('info');
   const connections: Connections = await openConnections(config, 'worker-test', worker.logger);
-  const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), worker.logger);
+  const media = await createMediaWorkerDeps(
+    config,
+    connections,
+    (channels) => servedCatalogue(config, channels.providers),
+    worker.logger,
+  );
   const connection = createRedis(config.redis.url, { forBullmq: true });
   const workers: Worker[] = runWorkers({
     connection,

@@ -102,6 +102,14 @@ async function route(request: RecordedRequest, url: URL): Promise<MediaReply> {
     if (!body) return validationError(['body'], 'JSON decode error', 'json_invalid');
     return speechAnswer(decodeURIComponent(speech[1]), format, body);
   }
+  // Get user info (the key's subscription and its character quota).
+  if (request.method === 'GET' && url.pathname === '/v1/user') {
+    return json({
+      user_id: 'fake-user',
+      subscription: { tier: 'creator', character_count: 0, character_limit: 100_000, status: 'active' },
+      is_new_user: false,
+    });
+  }
   if (request.method === 'POST' && url.pathname === '/v1/sound-generation') {
     const body = jsonOf(request);
     if (!body) return validationError(['body'], 'JSON decode error', 'json_invalid');

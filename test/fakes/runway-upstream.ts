@@ -12,10 +12,13 @@
  */
 import { type RecordedRequest, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { BehaviourScript } from './fake-behaviour.ts';
-import { answerScripted, header, jsonOf, type MediaReply, writeReply } from './media-fake-kit.ts';
+import { answerScripted, header, json, jsonOf, type MediaReply, writeReply } from './media-fake-kit.ts';
 import { FakeRunwayTasks, type RunwayTaskOptions, runwayError } from './runway-fake-tasks.ts';
 
 export const RUNWAY_VERSION = '2024-11-06';
+
+/** The key the fake accepts unless told otherwise. */
+export const RUNWAY_FAKE_KEY = 'key_test_runway';
 
 export interface RunwayUpstreamOptions extends RunwayTaskOptions {
   /** The key the fake accepts (default `key_test_runway`). */
@@ -61,6 +64,14 @@ function route(request: RecordedRequest, url: URL, tasks: FakeRunwayTasks): Medi
     const body = jsonOf(request);
     return body ? tasks.create(body) : runwayError(400, 'Request body must be JSON.');
   }
+  // Get organization info: the credit balance and tier of the key's organization.
+  if (request.method === 'GET' && url.pathname === '/v1/organization') {
+    return json({
+      creditBalance: 10_000,
+      tier: { maxMonthlyCreditSpend: 100_000, models: {} },
+      usage: { models: {} },
+    });
+  }
   const task = /^\/v1\/tasks\/([^/]+)$/.exec(url.pathname);
   if (request.method === 'GET' && task?.[1]) return tasks.retrieve(decodeURIComponent(task[1]), url.origin);
   return runwayError(404, `Cannot ${request.method} ${url.pathname}`);
@@ -69,7 +80,7 @@ function route(request: RecordedRequest, url: URL, tasks: FakeRunwayTasks): Medi
 /** Starts a fake Runway API on 127.0.0.1 and a free port. */
 export async function startRunwayUpstream(options: RunwayUpstreamOptions = {}): Promise<RunwayUpstream> {
   const script = new BehaviourScript();
-  const apiKey = options.apiKey ?? 'key_test_runway';
+  const apiKey = options.apiKey ?? RUNWAY_FAKE_KEY;
   const tasks = new FakeRunwayTasks(options);
   const upstream = await startFakeUpstream(async (request, res) => {
     const behaviour = script.take();

@@ -3,7 +3,9 @@ import type { AdmissionContext } from '../../api/src/admission/admission-context
 import type { ChatDeps } from '../../api/src/chat/chat-context.ts';
 import type { ResolvedKey } from '../../shared/src/accounts/key-cache.ts';
 import { NO_CALIBRATION } from '../../shared/src/billing/hold-calibration.ts';
+import type { Config } from '../../shared/src/config/config.ts';
 import type { UpstreamClient } from '../../shared/src/upstream/upstream-client.ts';
+import { staticChannelRouting } from './static-channels.ts';
 
 /** One charge the use case queued. */
 export interface RecordedCharge {
@@ -13,12 +15,13 @@ export interface RecordedCharge {
 
 /** The process's dependencies over `client`, every charge queued recorded in `charged`. */
 export function chargeRecordingDeps(
-  config: ChatDeps['config'],
+  config: ChatDeps['config'] & Pick<Config, 'providers' | 'compatibleUpstreams'>,
   client: UpstreamClient,
 ): { deps: ChatDeps; charged: RecordedCharge[] } {
   const charged: RecordedCharge[] = [];
   const deps: ChatDeps = {
     config,
+    channels: staticChannelRouting(config),
     client,
     billing: {
       calibration: NO_CALIBRATION,

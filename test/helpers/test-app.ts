@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/src/app.ts';
 import { type ApiServices, type ApiServicesOverrides, createApiServices } from '../../api/src/services.ts';
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import type { ReadinessCheck } from '../../shared/src/health/readiness.ts';
 import type { Logger } from '../../shared/src/logging/logger.ts';
@@ -40,7 +40,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     buildApp({
       config,
       logger,
-      catalogue: loadConfiguredCatalogue(config),
+      catalogue: servedCatalogue(config, services.channels.providers),
       readinessChecks: options.readinessChecks?.(connections.readinessChecks) ?? connections.readinessChecks,
       services,
     }),

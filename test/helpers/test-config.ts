@@ -6,6 +6,9 @@ import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../shared/src/config/config.ts';
 import '../setup/stack-endpoints.ts';
 
+/** The channel secret key of the test processes (32 bytes, base64). */
+export const TEST_CHANNEL_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
 /** A short random suffix, so each test file gets its own database, bucket and queue prefix. */
 export function uniqueSuffix(): string {
   return randomBytes(5).toString('hex');
@@ -66,6 +69,10 @@ export function testEnvironment(
     S3_SECRET_ACCESS_KEY: stack.s3.secretAccessKey,
     S3_BUCKET: `test-${suffix}`,
     QUEUE_PREFIX: `test-${suffix}`,
+    // Tests script upstream failures on one environment channel per provider: its breaker opens only
+    // where a test asks for it (docs/channels.md, Breaker).
+    CHANNEL_FAILURE_THRESHOLD: '100',
+    CHANNEL_SECRET_KEY: TEST_CHANNEL_SECRET_KEY,
     ...overrides,
   };
 }

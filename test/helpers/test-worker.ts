@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import type { Config } from '../../shared/src/config/config.ts';
 import { createRedis } from '../../shared/src/redis/redis.ts';
 import { closeConnections, openConnections } from '../../shared/src/runtime/connections.ts';
@@ -17,7 +17,12 @@ export interface TestWorker {
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   const logger = captureLogger('warn').logger;
   const connections = await openConnections(config, 'worker-test', logger);
-  const media = createMediaWorkerDeps(config, connections, loadConfiguredCatalogue(config), logger);
+  const media = await createMediaWorkerDeps(
+    config,
+    connections,
+    (channels) => servedCatalogue(config, channels.providers),
+    logger,
+  );
   const connection = createRedis(config.redis.url, { forBullmq: true });
   const workers = runWorkers({
     connection,

@@ -1,4 +1,4 @@
-import { loadConfiguredCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
+import { loadConfiguredCatalogue, servedCatalogue } from '../../shared/src/catalogue/configured-catalogue.ts';
 import { loadConfig } from '../../shared/src/config/config.ts';
 import { createLogger } from '../../shared/src/logging/logger.ts';
 import { startProcessObservability } from '../../shared/src/observability/process-observability.ts';
@@ -16,11 +16,17 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Before anything logs: the configured credentials are scrubbed from every line from here on.
   installSecretScrubber(config);
-  const catalogue = loadConfiguredCatalogue(config);
+  // The file checked before any connection opens; served as the channels configure it.
+  loadConfiguredCatalogue(config);
   const logger = createLogger({ name: 'worker', level: config.logLevel });
   const observability = await startProcessObservability(config, 'worker', logger);
   const connections = await openConnections(config, 'worker', logger);
-  const media = createMediaWorkerDeps(config, connections, catalogue, logger);
+  const media = await createMediaWorkerDeps(
+    config,
+    connections,
+    (channels) => servedCatalogue(config, channels.providers),
+    logger,
+  );
   const processors = createProcessors(media.deps);
   const bullmqConnection = createRedis(config.redis.url, {
     forBullmq: true,

@@ -13,6 +13,7 @@ import { ModelsPage } from './pages/models.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { AccountDetailPage } from './pages/operator/account-detail.tsx';
 import { AccountsPage } from './pages/operator/accounts.tsx';
+import { ChannelsPage } from './pages/operator/channels.tsx';
 import { QueuesPage } from './pages/operator/queues.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
@@ -57,6 +58,7 @@ function Routes() {
       <Route path={paths.operatorAccounts} component={OperatorAccountsPage} />
       <Route path={`${paths.operatorAccounts}/:id`} component={OperatorAccountDetailPage} />
       <Route path={paths.operatorQueues} component={OperatorQueuesPage} />
+      <Route path={paths.operatorChannels} component={OperatorChannelsPage} />
       <Route default component={NotFoundPage} />
     </Router>
   );
@@ -110,3 +112,4 @@ const OperatorAccountDetailPage = guarded('operator', AccountDetailPage);
 const OperatorQueuesPage = guarded('operator', QueuesPage);
 const HolderRequestsPage = guarded('holder', RequestsPage);
 const OperatorAllRequestsPage = guarded('operator', OperatorRequestsPage);
+const OperatorChannelsPage = guarded('operator', ChannelsPage);

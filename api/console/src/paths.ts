@@ -17,6 +17,7 @@ export const paths = {
   operatorAccounts: `${BASE}/operator/accounts`,
   operatorQueues: `${BASE}/operator/queues`,
   operatorRequests: `${BASE}/operator/requests`,
+  operatorChannels: `${BASE}/operator/channels`,
 } as const;
 
 export const operatorAccount = (id: string) => `${paths.operatorAccounts}/${encodeURIComponent(id)}`;

@@ -1,6 +1,7 @@
 import type { Billing } from '../../../shared/src/billing/billing.ts';
 import { tokenCostMicros } from '../../../shared/src/billing/token-pricing.ts';
 import type { CatalogueModel } from '../../../shared/src/catalogue/catalogue.ts';
+import type { ChannelRouting } from '../../../shared/src/channels/channel-router.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import { observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import type { NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
@@ -10,7 +11,9 @@ import { type AdmissionContext, queueChargeReplacingHold } from '../admission/ad
 
 /** What the chat and embedding use cases need from the process. */
 export interface ChatDeps {
-  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'streamDrainMs'>;
+  readonly config: Pick<Config, 'streamDrainMs'>;
+  /** The provider channels the routes call through. */
+  readonly channels: ChannelRouting;
   readonly client: UpstreamClient;
   readonly billing: Pick<Billing, 'settleDeferred' | 'calibration'>;
   readonly now: () => Date;

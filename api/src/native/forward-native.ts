@@ -9,10 +9,17 @@ import { currentDraft, noteUpstreamAttempt } from '../../../shared/src/request-l
 import { scrubSecrets } from '../../../shared/src/upstream/secret-scrubber.ts';
 import {
   type ForwardRequest,
+  type TransportFailure,
   type UpstreamClient,
   type UpstreamResponse,
   UpstreamTransportError,
 } from '../../../shared/src/upstream/upstream-client.ts';
+import {
+  failureFromStatus,
+  failureFromTransport,
+  isCredentialRefusal,
+  retryAfterMs,
+} from '../../../shared/src/upstream/upstream-failure.ts';
 import type { NativeTarget } from './native-targets.ts';
 
 /** Largest provider error body passed through to the client. */
@@ -69,9 +76,15 @@ export async function forwardNative(
   for (let index = 0; index < call.targets.length; index += 1) {
     const target = call.targets[index] as NativeTarget;
     const { provider, native_id: model } = target.route;
-    // The request log's provider (and channel, null until native targets carry one).
-    if (draft !== undefined) noteUpstreamAttempt(draft, provider, null);
-    const span = startUpstreamAttempt(call.operation ?? 'chat', provider, model);
+    const channel = target.channel;
+    if (channel !== undefined) {
+      const admitted = channel.begin();
+      // A half-open channel whose one probe another request holds: skipped.
+      if (admitted !== true && !(await admitted)) continue;
+    }
+    // The request log's provider and channel: the attempt that is made (an attempt skipped is none).
+    if (draft !== undefined) noteUpstreamAttempt(draft, provider, channel?.id ?? null);
+    const span = startUpstreamAttempt(call.operation ?? 'chat', provider, model, channel?.id);
     const more = index < call.targets.length - 1;
     let response: UpstreamResponse;
     try {
@@ -82,6 +95,7 @@ export async function forwardNative(
       const retryable = err instanceof UpstreamTransportError && err.failure !== 'aborted';
       endUpstreamAttempt(span, provider, upstreamOutcome(null, transport), retryable && more);
       if (retryable) {
+        channel?.failed(failureFromTransport(provider, transport as TransportFailure));
         statuses.push(null);
         continue;
       }
@@ -91,19 +105,38 @@ export async function forwardNative(
     }
     if (response.status >= 200 && response.status < 300) {
       endUpstreamAttempt(span, provider, 'ok', false);
+      channel?.succeeded();
       return { kind: 'answer', target, response };
     }
     if (response.status === 429 || response.status >= 500) {
       endUpstreamAttempt(span, provider, upstreamOutcome(response.status, null), more);
       await response.body.dump().catch(() => undefined);
+      channel?.failed(
+        failureFromStatus(provider, response.status, `HTTP ${response.status}`, {
+          retryAfterMs: response.status === 429 ? retryAfterMs(response.headers['retry-after']) : null,
+        }),
+      );
       statuses.push(response.status);
       continue;
     }
     const rejection = await rejectionOf(response);
-    if (call.isCredentialRejection(rejection.status, rejection.body)) {
+    if (
+      isCredentialRefusal(rejection.status) ||
+      call.isCredentialRejection(rejection.status, rejection.body)
+    ) {
       // The gateway's credential refused: the provider's failure (counted as 5xx), not the client's.
       endUpstreamAttempt(span, provider, '5xx', more);
+      channel?.failed(
+        failureFromStatus(provider, 502, `HTTP ${rejection.status}`, { credentialRejected: true }),
+      );
       statuses.push(rejection.status);
+      continue;
+    }
+    if (rejection.status === 404 && more) {
+      // This channel does not serve the model: counted against it and that model, the next is tried.
+      endUpstreamAttempt(span, provider, '4xx', true);
+      channel?.failed(failureFromStatus(provider, 404, 'the model is not served here'));
+      statuses.push(404);
       continue;
     }
     endUpstreamAttempt(span, provider, '4xx', false);

@@ -56,9 +56,14 @@ export async function nativeApiRoutes(app: FastifyInstance, deps: NativeDeps): P
     (_r, body, done) => done(null, body),
   );
   for (const api of NATIVE_APIS) {
-    if (!isProviderEnabled(deps.config, api.provider)) continue;
-    // One scope per API: its field errors answered in its provider's format.
+    // One scope per API: its field errors answered in its provider's format. Registered whatever
+    // the channels now: a provider without an enabled channel answers 404 per request, so adding
+    // or removing its channels changes it without a restart.
     await app.register(async (scope) => {
+      scope.addHook('onRequest', async () => {
+        if (!isProviderEnabled(deps.config, deps.channels, api.provider))
+          throw errors.providerNotFound(api.prefix);
+      });
       answerFieldErrors(scope, api.fieldError);
       await api.routes(scope, deps);
     });
@@ -71,14 +76,17 @@ export async function nativeApiRoutes(app: FastifyInstance, deps: NativeDeps): P
  * with no native API here or without a credential, 404 `endpoint_not_supported` under a served
  * prefix for any other path or method.
  */
-export function registerNativeFallbacks(app: FastifyInstance, deps: Pick<NativeDeps, 'config'>): void {
+export function registerNativeFallbacks(
+  app: FastifyInstance,
+  deps: Pick<NativeDeps, 'config' | 'channels'>,
+): void {
   const served = new Map(NATIVE_APIS.map((api) => [api.prefix, api]));
   const prefixes = new Set([...served.keys(), ...PROVIDER_IDS.filter((id) => id !== 'demo')]);
   for (const prefix of prefixes) {
     const api = served.get(prefix);
-    const enabled = api !== undefined && isProviderEnabled(deps.config, api.provider);
     app.all(`/${prefix}/*`, async (request) => {
       const path = request.url.split('?')[0] ?? request.url;
+      const enabled = api !== undefined && isProviderEnabled(deps.config, deps.channels, api.provider);
       if (!enabled) throw errors.providerNotFound(prefix);
       throw errors.endpointNotSupported(request.method, path);
     });

@@ -76,6 +76,10 @@ const TAGS = [
   { name: 'Operator: wallet', description: 'Top-ups and the ledger of an account.' },
   { name: 'Operator: console links', description: 'One-time links setting an account’s console password.' },
   { name: 'Operator: requests', description: 'The request log of every account: by id, or filtered pages.' },
+  {
+    name: 'Operator: channels',
+    description: 'Upstream channels: the credentials of each provider, their weights, priorities and health.',
+  },
 ];
 
 const SECURITY_SCHEMES = {

@@ -15,7 +15,7 @@ export interface CompleteChatInput extends ModelCallInput {
 
 /** A non-streamed chat completion: the first route that answers, charged once, as a ChatCompletion. */
 export async function completeChat(deps: ChatDeps, input: CompleteChatInput) {
-  const routes = usableRoutes(input.model.routes, deps, input.model.max_output_tokens);
+  const routes = usableRoutes(input.model, deps);
   const { route: served, value: result } = await firstSuccessfulRoute(routes, 'chat', (route) =>
     route.complete(input.request, input.signal),
   );

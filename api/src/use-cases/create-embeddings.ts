@@ -14,7 +14,7 @@ export interface CreateEmbeddingsInput extends ModelCallInput {
  * base64 by default).
  */
 export async function createEmbeddings(deps: ChatDeps, input: CreateEmbeddingsInput) {
-  const routes = usableRoutes(input.model.routes, deps, input.model.max_output_tokens);
+  const routes = usableRoutes(input.model, deps);
   const { route: served, value: result } = await firstSuccessfulRoute(routes, 'embeddings', (route) =>
     route.embed({ ...input.request, encoding_format: 'float' }, input.signal),
   );

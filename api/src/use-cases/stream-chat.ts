@@ -40,7 +40,7 @@ export async function openChatStream(
     drainMs: deps.config.streamDrainMs,
   });
   try {
-    const routes = usableRoutes(input.model.routes, deps, input.model.max_output_tokens);
+    const routes = usableRoutes(input.model, deps);
     const { route: served, value: stream } = await firstSuccessfulRoute(routes, 'chat', (route) =>
       route.stream(input.request, call.signal),
     );

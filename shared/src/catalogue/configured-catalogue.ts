@@ -1,5 +1,22 @@
+import type { ChannelRouting } from '../channels/channel-router.ts';
 import type { Config } from '../config/config.ts';
 import { isRouteConfigured } from '../providers/provider-registry.ts';
+
+/** Which providers the process may call: those with an enabled channel. */
+export type ConfiguredProviders = Pick<ChannelRouting, 'isConfigured'>;
+
+/** The providers of the `<PROVIDER>_API_KEY` variables alone (tools and tests that route nothing). */
+export function environmentProviders(
+  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+): ConfiguredProviders {
+  const configured = new Set(
+    [...Object.entries(config.providers), ...Object.entries(config.compatibleUpstreams)]
+      .filter(([, upstream]) => upstream.apiKey !== undefined)
+      .map(([id]) => id),
+  );
+  return { isConfigured: (provider) => configured.has(provider) };
+}
+
 import { type Catalogue, type CatalogueModel, createCatalogue } from './catalogue.ts';
 import { CatalogueError, loadCatalogue } from './load-catalogue.ts';
 
@@ -22,6 +39,7 @@ import { CatalogueError, loadCatalogue } from './load-catalogue.ts';
  */
 export function loadConfiguredCatalogue(
   config: Pick<Config, 'catalogue' | 'compatibleUpstreams' | 'media' | 'providers' | 'simulateProviders'>,
+  providers: ConfiguredProviders = environmentProviders(config),
 ): Catalogue {
   const catalogue = loadCatalogue(config.catalogue.path, {
     extraProviders: Object.keys(config.compatibleUpstreams),
@@ -39,27 +57,28 @@ export function loadConfiguredCatalogue(
     return [];
   });
   if (problems.length > 0) throw new CatalogueError(config.catalogue.path ?? '(built-in)', problems);
-  return withConfiguredProviders(catalogue, config);
+  return withConfiguredProviders(catalogue, config, providers);
 }
 
 /** The catalogue with every model that has no configured route served as disabled, or simulated. */
 export function withConfiguredProviders(
   catalogue: Catalogue,
-  config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'simulateProviders'>,
+  config: Pick<Config, 'simulateProviders'>,
+  providers: ConfiguredProviders,
 ): Catalogue {
   const withoutRoute = config.simulateProviders ? simulated : unavailable;
   const models = catalogue
     .list()
-    .map((model) => (model.enabled && !hasConfiguredRoute(model, config) ? withoutRoute(model) : model));
+    .map((model) => (model.enabled && !hasConfiguredRoute(model, providers) ? withoutRoute(model) : model));
   return createCatalogue(models, catalogue.exchangeRate);
 }
 
 /** Whether at least one of the model's routes names a provider the gateway may call. */
 export function hasConfiguredRoute(
   model: Pick<CatalogueModel, 'routes'>,
-  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+  providers: ConfiguredProviders,
 ): boolean {
-  return model.routes.some((route) => isRouteConfigured(route, config));
+  return model.routes.some((route) => isRouteConfigured(route, providers));
 }
 
 function unavailable(model: CatalogueModel): CatalogueModel {
@@ -73,4 +92,59 @@ function simulated(model: CatalogueModel): CatalogueModel {
     ...model,
     routes: Object.freeze([Object.freeze({ provider: 'demo', native_id: nativeId })]),
   });
+}
+
+/**
+ * A catalogue whose snapshot can be swapped: every holder of this object reads the current one.
+ * Each snapshot is frozen; `replace` installs a new one whole.
+ */
+export class SwappableCatalogue implements Catalogue {
+  #current: Catalogue;
+
+  constructor(initial: Catalogue) {
+    this.#current = initial;
+  }
+
+  get current(): Catalogue {
+    return this.#current;
+  }
+
+  get exchangeRate(): Catalogue['exchangeRate'] {
+    return this.#current.exchangeRate;
+  }
+
+  list(): readonly CatalogueModel[] {
+    return this.#current.list();
+  }
+
+  get(id: string): CatalogueModel | undefined {
+    return this.#current.get(id);
+  }
+
+  resolve(name: string): CatalogueModel | undefined {
+    return this.#current.resolve(name);
+  }
+
+  replace(next: Catalogue): void {
+    this.#current = next;
+  }
+}
+
+/** What serving the catalogue by the channels needs: which providers are configured, and when that changes. */
+export interface ChannelProviders extends ConfiguredProviders {
+  onChange(listener: () => void): void;
+}
+
+/**
+ * The catalogue as a process serves it while its channels change: the file checked once, each
+ * model served, simulated or unavailable by whether its providers have an enabled channel now,
+ * rebuilt whenever the channels change (within 2 s on every process).
+ */
+export function servedCatalogue(
+  config: Pick<Config, 'catalogue' | 'compatibleUpstreams' | 'media' | 'providers' | 'simulateProviders'>,
+  providers: ChannelProviders,
+): SwappableCatalogue {
+  const served = new SwappableCatalogue(loadConfiguredCatalogue(config, providers));
+  providers.onChange(() => served.replace(loadConfiguredCatalogue(config, providers)));
+  return served;
 }

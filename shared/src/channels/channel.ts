@@ -46,18 +46,8 @@ export interface StoredChannel {
   readonly updatedAt: Date;
 }
 
-export interface NewChannel {
-  readonly id: string;
-  readonly provider: string;
-  readonly name: string;
-  readonly baseUrl: string | null;
-  readonly secret: SealedSecret;
-  readonly keyLast4: string;
-  readonly weight: number;
-  readonly priority: number;
-  readonly models: readonly string[] | null;
-  readonly enabled: boolean;
-}
+/** A channel to store: every stored field but those the store sets (refusal, times). */
+export type NewChannel = Omit<StoredChannel, 'autoDisabledReason' | 'createdAt' | 'updatedAt'>;
 
 /** The fields an edit may change; absent = unchanged. */
 export interface ChannelChanges {

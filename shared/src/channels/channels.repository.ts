@@ -20,8 +20,10 @@ export interface ChannelsRepository {
 
 /** A channel name already used by another channel. */
 export class ChannelNameTaken extends Error {
-  constructor(readonly channelName: string) {
+  readonly channelName: string;
+  constructor(channelName: string) {
     super(`a channel named "${channelName}" already exists`);
+    this.channelName = channelName;
     this.name = 'ChannelNameTaken';
   }
 }

@@ -35,6 +35,11 @@ export interface Config {
   readonly store: StoreConfig;
   /** The request log (docs/request-log.md): its own SQLite file, or a MongoDB collection. */
   readonly requestLog: {
+    /**
+     * `REQUEST_LOG_ENABLED`: whether requests are recorded (default true). Off, no record is made
+     * (the bench's baseline); the records already stored can still be read.
+     */
+    readonly enabled: boolean;
     /** `REQUEST_LOG_PATH`: the log's SQLite file (the SQLite store only). */
     readonly path: string;
     /** `REQUEST_LOG_RETENTION_DAYS`: records older than this are deleted. */
@@ -62,9 +67,16 @@ export interface Config {
     readonly mediaSweepIntervalMs: number;
   };
   readonly catalogue: { readonly path: string | undefined };
+  /** The channels' breakers (docs/channels.md): failures that open one, and its first cooldown. */
+  readonly channelBreaker: { readonly failureThreshold: number; readonly cooldownMs: number };
   readonly readinessTimeoutMs: number;
   /** Bearer token of the operator API; without one `/admin/v1` answers 404. */
   readonly adminToken: string | undefined;
+  /**
+   * The keys sealing channel credentials (AES-256-GCM, 32 bytes each): `current` seals and opens,
+   * `previous` only opens, during a rotation (docs/channels.md). Undefined: no channel can be made.
+   */
+  readonly channelSecrets: { readonly current: string | undefined; readonly previous: string | undefined };
   /** Proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges); none when empty. */
   readonly trustProxy: readonly string[];
   /**
@@ -258,12 +270,27 @@ const queueList = z
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional();
 
+/** A 32-byte key given as base64 (`openssl rand -base64 32`), kept as its base64 text. */
+const secretKey = z
+  .string()
+  .trim()
+  .transform((text, ctx) => {
+    const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0);
+    if (bytes.length !== 32) {
+      ctx.addIssue({ code: 'custom', message: 'must be 32 bytes in base64 (openssl rand -base64 32)' });
+      return z.NEVER;
+    }
+    return text;
+  });
+
 const envSchema = z.object({
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   PORT: int(1, 65535).default(8080),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: int(100, 600_000).default(10_000),
   STREAM_DRAIN_MS: int(0, 120_000).default(5_000),
+  CHANNEL_FAILURE_THRESHOLD: int(1, 1_000).default(3),
+  CHANNEL_COOLDOWN_MS: int(1_000, 600_000).default(30_000),
   MAX_BODY_BYTES: int(1_024, 100 * 1024 * 1024).default(8 * 1024 * 1024),
   BODY_READ_TIMEOUT_MS: int(100, 600_000).default(30_000),
   HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
@@ -278,6 +305,7 @@ const envSchema = z.object({
   MONGO_SERVER_SELECTION_TIMEOUT_MS: int(100, 120_000).default(5_000),
   SQLITE_PATH: z.string().trim().min(1).default('.local/gateway.db'),
   SQLITE_BUSY_TIMEOUT_MS: int(10, 120_000).default(5_000),
+  REQUEST_LOG_ENABLED: bool.default(true),
   REQUEST_LOG_PATH: z.string().trim().min(1).default('.local/requests.db'),
   REQUEST_LOG_RETENTION_DAYS: int(1, 3650).default(30),
   S3_ENDPOINT: optional(url(['http:', 'https:'])),
@@ -306,6 +334,8 @@ const envSchema = z.object({
   MEDIA_SWEEP_INTERVAL_MS: int(1_000, 24 * 3600 * 1000).default(600_000),
   CATALOGUE_PATH: optional(z.string().trim().min(1)),
   ADMIN_TOKEN: optional(z.string().trim().min(24, 'must be at least 24 characters')),
+  CHANNEL_SECRET_KEY: optional(secretKey),
+  CHANNEL_SECRET_KEY_PREVIOUS: optional(secretKey),
   TRUST_PROXY: z
     .string()
     .trim()
@@ -461,6 +491,22 @@ export interface StoreToolConfig {
 }
 
 /** Parses only the store's variables (and the log level), or throws ConfigError listing the bad ones. */
+/** `CHANNEL_SECRET_KEY` and `CHANNEL_SECRET_KEY_PREVIOUS` alone (the key rotation command). */
+export function loadChannelSecretsConfig(env: Env): Pick<Config, 'channelSecrets'> {
+  const present = presentVariables(env);
+  const parsed = z
+    .object({ CHANNEL_SECRET_KEY: optional(secretKey), CHANNEL_SECRET_KEY_PREVIOUS: optional(secretKey) })
+    .safeParse(present);
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, present)));
+  return deepFreeze({
+    channelSecrets: {
+      current: parsed.data.CHANNEL_SECRET_KEY,
+      previous: parsed.data.CHANNEL_SECRET_KEY_PREVIOUS,
+    },
+  });
+}
+
 export function loadStoreToolConfig(env: Env): StoreToolConfig {
   const present = presentVariables(env);
   const parsed = storeSchema.safeParse(present);
@@ -508,13 +554,18 @@ export function loadConfig(env: Env): Config {
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     streamDrainMs: e.STREAM_DRAIN_MS,
+    channelBreaker: { failureThreshold: e.CHANNEL_FAILURE_THRESHOLD, cooldownMs: e.CHANNEL_COOLDOWN_MS },
     maxBodyBytes: e.MAX_BODY_BYTES,
     bodyReadTimeoutMs: e.BODY_READ_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     redis: { url: e.REDIS_URL },
     store: storeOf(e),
-    requestLog: { path: e.REQUEST_LOG_PATH, retentionDays: e.REQUEST_LOG_RETENTION_DAYS },
+    requestLog: {
+      enabled: e.REQUEST_LOG_ENABLED,
+      path: e.REQUEST_LOG_PATH,
+      retentionDays: e.REQUEST_LOG_RETENTION_DAYS,
+    },
     s3: {
       endpoint: e.S3_ENDPOINT,
       region: e.S3_REGION,
@@ -539,6 +590,7 @@ export function loadConfig(env: Env): Config {
     },
     catalogue: { path: e.CATALOGUE_PATH },
     adminToken: e.ADMIN_TOKEN,
+    channelSecrets: { current: e.CHANNEL_SECRET_KEY, previous: e.CHANNEL_SECRET_KEY_PREVIOUS },
     trustProxy: e.TRUST_PROXY,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     billing: {

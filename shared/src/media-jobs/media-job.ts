@@ -72,6 +72,8 @@ export interface ProviderOperation {
   nativeModel: string;
   operationId: string;
   submittedAt: Date;
+  /** The channel that accepted the render: polling and the download go through it. */
+  channelId?: string;
 }
 
 export interface MediaJobError {

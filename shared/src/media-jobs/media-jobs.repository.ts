@@ -77,4 +77,6 @@ export interface MediaJobsRepository {
    * (updatedAt, id), at most `limit`, after `after` when given (the previous page's last job).
    */
   listUnfinished(olderThan: Date, limit: number, after?: UnfinishedCursor): Promise<MediaJob[]>;
+  /** The videos queued or rendering that a channel accepted (its `operation.channelId`). */
+  listUnfinishedOnChannel(channelId: string): Promise<MediaJob[]>;
 }

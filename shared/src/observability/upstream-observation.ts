@@ -52,6 +52,7 @@ export function startUpstreamAttempt(
   operation: GenAiOperation,
   provider: string,
   model: string,
+  channelId?: string,
 ): Span | undefined {
   if (!isTracing()) return undefined;
   return startSpan(`${operation} ${model}`, SpanKind.CLIENT, {
@@ -59,6 +60,7 @@ export function startUpstreamAttempt(
     [ATTR_GEN_AI_PROVIDER_NAME]: genAiProviderName(provider),
     [ATTR_GEN_AI_REQUEST_MODEL]: model,
     'gateway.provider': provider,
+    ...(channelId === undefined ? {} : { 'gateway.channel.id': channelId }),
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Config, UpstreamProviderConfig } from '../config/config.ts';
+import type { ChannelAttempt, ChannelRouting } from '../channels/channel-router.ts';
 import { HttpChatRoute } from '../upstream/http-chat-route.ts';
 import type { UpstreamClient } from '../upstream/upstream-client.ts';
 import { anthropicAdapter } from './anthropic/index.ts';
@@ -25,9 +25,9 @@ export const HTTP_ADAPTERS: Readonly<Partial<Record<ProviderId, ProviderAdapter>
   groq: groqAdapter,
 });
 
-/** What resolving routes needs from the process: which providers are configured, and the client that calls them. */
+/** What resolving routes needs from the process: its channels, and the client that calls them. */
 export interface RouteDeps {
-  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams'>;
+  readonly channels: ChannelRouting;
   readonly client: UpstreamClient;
 }
 
@@ -42,88 +42,93 @@ export interface RouteFamily<A, R, D extends RouteDeps> {
   readonly adapters: Readonly<Partial<Record<ProviderId, A>>>;
   /** The adapter of a declared OpenAI-compatible upstream, for a family that has one. */
   readonly compatibleAdapter?: A;
-  http(deps: D, provider: string, adapter: A, target: UpstreamTarget): R;
+  http(deps: D, provider: string, adapter: A, target: UpstreamTarget, channel: ChannelAttempt): R;
   demo(deps: D, nativeModel: string): R;
 }
 
 /** The routes of a catalogue model, as the registries read them. */
 export type CatalogueRoutes = ReadonlyArray<{ provider: string; native_id: string }>;
 
+/** What route resolution reads of a catalogue model. */
+export interface RoutedModel {
+  readonly id: string;
+  readonly routes: CatalogueRoutes;
+  readonly max_output_tokens?: number | null;
+}
+
 const CHAT_ROUTES: RouteFamily<ProviderAdapter, ChatRoute, RouteDeps> = {
   adapters: HTTP_ADAPTERS,
   compatibleAdapter: openAICompatibleAdapter,
-  http: (deps, provider, adapter, target) => new HttpChatRoute(deps.client, provider, adapter, target),
+  http: (deps, provider, adapter, target, channel) =>
+    new HttpChatRoute(deps.client, provider, adapter, target, channel),
   demo: (_deps, nativeModel) => new DemoChatRoute(nativeModel),
 };
 
 /**
- * The chat and embedding routes of a model that can be tried, in catalogue order. A provider
- * without an API key in the configuration is skipped (never called), so no traffic leaves for an
- * unconfigured upstream.
+ * The chat and embedding routes of a model that can be tried, in order: each catalogue route
+ * expanded into its provider's channels that may serve the model now (see `ChannelRouting`). A
+ * provider without a channel is skipped (never called), so no traffic leaves for an unconfigured
+ * upstream.
  */
-export function usableRoutes(
-  routes: CatalogueRoutes,
-  deps: RouteDeps,
-  maxOutputTokens: number | null,
-): ChatRoute[] {
-  return resolveRoutes(routes, deps, CHAT_ROUTES, maxOutputTokens);
+export function usableRoutes(model: RoutedModel, deps: RouteDeps): ChatRoute[] {
+  return resolveRoutes(model, deps, CHAT_ROUTES, model.max_output_tokens ?? null);
 }
 
 /**
  * Whether the gateway may call a route's provider at all: the offline `demo` simulator always; any
- * other provider (built-in or a declared OpenAI-compatible upstream) only with an API key
- * configured. The one rule behind both routing (`resolveRoutes`) and which models the catalogue
- * serves (`loadConfiguredCatalogue`).
+ * other provider (built-in or a declared OpenAI-compatible upstream) only with an enabled channel.
+ * The one rule behind both routing (`resolveRoutes`) and which models the catalogue serves.
  */
 export function isRouteConfigured(
   route: { readonly provider: string },
-  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
+  channels: Pick<ChannelRouting, 'isConfigured'>,
 ): boolean {
-  return route.provider === 'demo' || configuredUpstream(route.provider, config) !== undefined;
+  return route.provider === 'demo' || channels.isConfigured(route.provider);
 }
 
-/** A provider's upstream (built-in or a declared OpenAI-compatible one) when it has an API key. */
-function configuredUpstream(
+/** The adapter of a family for a provider: a built-in one, or the compatible one. */
+export function adapterOf<A>(
+  family: Pick<RouteFamily<A, unknown, RouteDeps>, 'adapters' | 'compatibleAdapter'>,
   provider: string,
-  config: Pick<Config, 'providers' | 'compatibleUpstreams'>,
-): (UpstreamProviderConfig & { readonly apiKey: string }) | undefined {
-  const upstream = isProviderId(provider)
-    ? config.providers[provider as Exclude<ProviderId, 'demo'>]
-    : config.compatibleUpstreams[provider];
-  return upstream?.apiKey === undefined
-    ? undefined
-    : (upstream as UpstreamProviderConfig & { apiKey: string });
+): A | undefined {
+  return isProviderId(provider) ? family.adapters[provider as ProviderId] : family.compatibleAdapter;
 }
 
-/** The usable routes of a model in one family (chat, media…). */
+/**
+ * The usable routes of a model in one family (chat, media…): in catalogue order, each route's
+ * provider's channels in the order routing picked them. A channel is tried at most once per route
+ * (one native model) of a request; two catalogue routes of one provider naming different native
+ * models (a dated snapshot as the fallback of an alias) are two attempts.
+ */
 export function resolveRoutes<A, R, D extends RouteDeps>(
-  routes: CatalogueRoutes,
+  model: RoutedModel,
   deps: D,
   family: RouteFamily<A, R, D>,
   maxOutputTokens: number | null,
 ): R[] {
-  const { config } = deps;
   const usable: R[] = [];
-  for (const route of routes) {
+  for (const route of model.routes) {
     if (route.provider === 'demo') {
       usable.push(family.demo(deps, route.native_id));
       continue;
     }
-    const upstream = configuredUpstream(route.provider, config);
-    const adapter = isProviderId(route.provider)
-      ? family.adapters[route.provider as ProviderId]
-      : family.compatibleAdapter;
-    if (upstream === undefined || adapter === undefined) continue;
-    const target: UpstreamTarget = {
-      baseUrl: upstream.baseUrl,
-      apiKey: upstream.apiKey,
-      nativeModel: route.native_id,
-    };
-    usable.push(family.http(deps, route.provider, adapter, withOutputLimit(target, maxOutputTokens)));
+    const adapter = adapterOf(family, route.provider);
+    if (adapter === undefined) continue;
+    // Each candidate once per route: a channel is tried at most once for one native model.
+    for (const channel of deps.channels.candidates(route.provider, model.id)) {
+      const target = channelTarget(channel, route.native_id, maxOutputTokens);
+      usable.push(family.http(deps, route.provider, adapter, target, channel));
+    }
   }
   return usable;
 }
 
-function withOutputLimit(target: UpstreamTarget, maxOutputTokens: number | null): UpstreamTarget {
+/** Where and as whom a route over `channel` calls, for the provider's `nativeModel`. */
+export function channelTarget(
+  channel: ChannelAttempt,
+  nativeModel: string,
+  maxOutputTokens: number | null,
+): UpstreamTarget {
+  const target = { baseUrl: channel.channel.baseUrl, apiKey: channel.channel.apiKey, nativeModel };
   return maxOutputTokens === null ? target : { ...target, maxOutputTokens };
 }

@@ -10,7 +10,7 @@ export interface RequestDraft {
   readonly startedAt: number;
   model: string | null;
   provider: string | null;
-  /** The channel of the provider's attempt; null until channels are routed (set with `provider`). */
+  /** The channel of the provider's attempt (set with `provider`); null on a route without one (the demo). */
   channelId: string | null;
   attempts: number;
   errorCode: string | null;
@@ -46,7 +46,7 @@ export function newRequestDraft(startedAt = performance.now()): RequestDraft {
 }
 
 /**
- * An upstream attempt is being made on `provider` (through `channelId`, once channels exist): the
+ * An upstream attempt is being made on `provider` through `channelId` (null: no channel): the
  * one place a record's provider and channel are set, the attempt counted.
  */
 export function noteUpstreamAttempt(

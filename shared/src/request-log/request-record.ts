@@ -25,7 +25,7 @@ export interface RequestRecord {
   readonly model: string | null;
   /** The provider that answered (or was tried last); null when no upstream was reached. */
   readonly provider: string | null;
-  /** The upstream channel of that provider's attempt; null until channels are routed. */
+  /** The upstream channel of that provider's attempt; null when it had none (the demo simulator). */
   readonly channelId: string | null;
   /** Upstream attempts made (fallbacks included). */
   readonly attempts: number;
@@ -56,6 +56,8 @@ export interface RequestCompletion {
   readonly errorCode: string | null;
   readonly costMicros: bigint;
   readonly provider?: string | null;
+  /** The channel that rendered it (a video's `operation.channelId`), when known. */
+  readonly channelId?: string | null;
   readonly model?: string | null;
 }
 

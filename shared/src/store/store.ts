@@ -2,6 +2,7 @@ import type { AccountsRepository } from '../accounts/accounts.repository.ts';
 import type { ApiKeysRepository } from '../accounts/api-keys.repository.ts';
 import type { CredentialsRepository } from '../accounts/credentials.repository.ts';
 import type { MoneyStore } from '../billing/money-store.ts';
+import type { ChannelsRepository } from '../channels/channels.repository.ts';
 import type { MediaJobsRepository } from '../media-jobs/media-jobs.repository.ts';
 
 /** Which implementation holds the durable state. */
@@ -23,6 +24,8 @@ export interface Store {
   readonly credentials: CredentialsRepository;
   readonly money: MoneyStore;
   readonly mediaJobs: MediaJobsRepository;
+  /** Upstream channels (credentials sealed). */
+  readonly channels: ChannelsRepository;
   /** Resolves when the store answers a trivial read (readiness); rejects otherwise. */
   ping(): Promise<void>;
   /** Releases the connection or file; the store is unusable afterwards. */

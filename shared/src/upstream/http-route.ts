@@ -1,3 +1,4 @@
+import type { ChannelAttempt } from '../channels/channel-router.ts';
 import type { UpstreamTarget } from '../providers/chat-types.ts';
 import type { UpstreamClient } from './upstream-client.ts';
 
@@ -12,12 +13,21 @@ export class HttpRoute<A> {
   readonly provider: string;
   readonly adapter: A;
   readonly target: UpstreamTarget;
+  /** The channel whose credential and URL `target` holds. */
+  readonly channel: ChannelAttempt | null;
 
-  constructor(client: UpstreamClient, provider: string, adapter: A, target: UpstreamTarget) {
+  constructor(
+    client: UpstreamClient,
+    provider: string,
+    adapter: A,
+    target: UpstreamTarget,
+    channel: ChannelAttempt | null = null,
+  ) {
     this.client = client;
     this.provider = provider;
     this.adapter = adapter;
     this.target = target;
+    this.channel = channel;
   }
 
   /** The target's model id. */

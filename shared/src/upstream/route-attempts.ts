@@ -1,4 +1,4 @@
-import { AppError } from '../errors/app-error.ts';
+import { AppError, errors } from '../errors/app-error.ts';
 import type { GenAiOperation } from '../observability/semantic-attributes.ts';
 import {
   endUpstreamAttempt,
@@ -25,6 +25,8 @@ import {
   clientErrorFor,
   failureFromStatus,
   failureFromTransport,
+  isCredentialRefusal,
+  retryAfterMs,
   type UpstreamFailure,
 } from './upstream-failure.ts';
 
@@ -38,14 +40,20 @@ export class RouteFailure extends Error {
   }
 }
 
+/** `Retry-After` of the 503 when every route left is a probe already taken. */
+const NO_ROUTE_RETRY_AFTER_SECONDS = 5;
+
 /** Largest error body read from an upstream, to extract its message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /**
  * Tries the routes in order until one succeeds. A retryable failure (429, 5xx, timeout, connection
- * error, broken answer) moves on to the next route; a rejection of the request itself (400, 413,
- * 422) stops at once. When no route succeeds the client gets the spec's error for what happened.
- * Each attempt is counted by provider and outcome, and traced as a GenAI `operation` span.
+ * error, broken answer, refused credential) moves on to the next route (the next channel of the
+ * same provider first: routes come expanded per channel); a rejection of the request itself (400,
+ * 413, 422) stops at once. When no route succeeds the client gets the spec's error for what
+ * happened. Each attempt is counted by provider and outcome, traced as a GenAI `operation` span,
+ * and reported to its channel (figures, breaker); a half-open channel whose one probe another
+ * request holds is skipped.
  */
 export async function firstSuccessfulRoute<T, R extends RouteIdentity>(
   routes: readonly R[],
@@ -60,13 +68,19 @@ export async function firstSuccessfulRoute<T, R extends RouteIdentity>(
   const draft = currentDraft();
   for (let index = 0; index < routes.length; index += 1) {
     const route = routes[index] as R;
-    // The route's channel goes here too once routes carry one (null: no channel yet).
-    if (draft !== undefined) noteUpstreamAttempt(draft, route.provider, null);
-    const span = startUpstreamAttempt(operation, route.provider, route.nativeModel);
+    const channel = route.channel;
+    if (channel != null) {
+      const admitted = channel.begin();
+      if (admitted !== true && !(await admitted)) continue;
+    }
+    // The request log's provider and channel: the attempt that is made (an attempt skipped is none).
+    if (draft !== undefined) noteUpstreamAttempt(draft, route.provider, channel?.id ?? null);
+    const span = startUpstreamAttempt(operation, route.provider, route.nativeModel, channel?.id);
     let failure: UpstreamFailure;
     try {
       const value = await attempt(route);
       endUpstreamAttempt(span, route.provider, 'ok', false);
+      channel?.succeeded();
       return { route, value };
     } catch (err) {
       try {
@@ -77,11 +91,14 @@ export async function firstSuccessfulRoute<T, R extends RouteIdentity>(
         throw refusal;
       }
     }
+    channel?.failed(failure);
     failures.push(failure);
     const fallback = failure.retryable && index < routes.length - 1;
     endUpstreamAttempt(span, route.provider, upstreamOutcome(failure.status, failure.transport), fallback);
     if (!failure.retryable) break;
   }
+  // Every channel left was a half-open one whose probe another request holds.
+  if (failures.length === 0) throw errors.noHealthyRoute(NO_ROUTE_RETRY_AFTER_SECONDS);
   throw clientErrorFor(failures);
 }
 
@@ -102,8 +119,13 @@ export async function sendToRoute(
   const text = await readBounded(response.body, MAX_ERROR_BODY_BYTES).catch(() => '');
   const message = adapter.errorMessage(response.status, text);
   // A refused gateway credential is the provider's failure, not the client's, whatever its status.
-  const status = adapter.isCredentialRejection?.(response.status, text) ? 502 : response.status;
-  throw new RouteFailure(failureFromStatus(provider, status, message));
+  const refused =
+    isCredentialRefusal(response.status) || adapter.isCredentialRejection?.(response.status, text) === true;
+  const status = refused ? 502 : response.status;
+  const retryAfter = response.status === 429 ? retryAfterMs(response.headers['retry-after']) : null;
+  throw new RouteFailure(
+    failureFromStatus(provider, status, message, { credentialRejected: refused, retryAfterMs: retryAfter }),
+  );
 }
 
 /** The JSON body of a 2xx answer; a body that is not JSON is a broken answer (502, next route). */

@@ -107,7 +107,7 @@ export interface NamedSecret {
 
 /** The parts of the configuration that hold secrets. */
 export type SecretSources = Pick<Config, 'providers' | 'compatibleUpstreams' | 'adminToken' | 's3'> &
-  Partial<Pick<Config, 'redis' | 'store'>>;
+  Partial<Pick<Config, 'redis' | 'store' | 'channelSecrets'>>;
 
 /** Every secret the configuration holds: upstream keys, admin token, S3 secret, URL passwords. */
 export function configuredSecrets(config: SecretSources): NamedSecret[] {
@@ -120,6 +120,8 @@ export function configuredSecrets(config: SecretSources): NamedSecret[] {
   for (const [id, upstream] of Object.entries(config.compatibleUpstreams))
     add(`compatibleUpstreams.${id}.apiKey`, upstream.apiKey);
   add('adminToken', config.adminToken);
+  add('channelSecrets.current', config.channelSecrets?.current);
+  add('channelSecrets.previous', config.channelSecrets?.previous);
   add('s3.secretAccessKey', config.s3.secretAccessKey);
   if (config.redis !== undefined) add('redis.url password', urlPassword(config.redis.url));
   if (config.store?.kind === 'mongodb') add('store.url password', urlPassword(config.store.url));
@@ -308,6 +310,16 @@ export function installSecretScrubber(
     );
   }
   return current;
+}
+
+/**
+ * Adds secrets learnt at run time (the channels' credentials, before their first use) to the
+ * process's scrubber; values it already holds change nothing.
+ */
+export function registerSecrets(values: Iterable<string>): void {
+  const known = installedSecrets.size;
+  for (const value of values) if (value !== '') installedSecrets.add(value);
+  if (installedSecrets.size !== known) current = createSecretScrubber(installedSecrets);
 }
 
 /** The process's scrubber (shapes only until `installSecretScrubber` ran). */

@@ -12,6 +12,10 @@ export interface UpstreamFailure {
   readonly message: string;
   /** True when another route may succeed where this one failed. */
   readonly retryable: boolean;
+  /** The provider refused the gateway's own credential (its channel is then auto-disabled). */
+  readonly credentialRejected?: boolean;
+  /** An upstream 429's `Retry-After`, in milliseconds (the channel's cooldown when its breaker opens). */
+  readonly retryAfterMs?: number | null;
 }
 
 /** Statuses that mean the request itself is wrong: another route would refuse it too. */
@@ -22,14 +26,35 @@ const REJECTIONS = new Set([400, 413, 422]);
  * the error body, already sanitized there) is scrubbed of held secrets once more: every failure that
  * can become a client's AppError or a media job's stored error passes here.
  */
-export function failureFromStatus(provider: string, status: number, message: string): UpstreamFailure {
+export function failureFromStatus(
+  provider: string,
+  status: number,
+  message: string,
+  extra: Pick<UpstreamFailure, 'credentialRejected' | 'retryAfterMs'> = {},
+): UpstreamFailure {
   return {
     provider,
     status,
     transport: null,
     message: scrubSecrets(message),
     retryable: !REJECTIONS.has(status),
+    ...extra,
   };
+}
+
+/** A `Retry-After` header (seconds or an HTTP date) in milliseconds from now; null when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.round(seconds * 1000) : null;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** Whether an upstream status refuses the gateway's own credential (not the client's request). */
+export function isCredentialRefusal(status: number): boolean {
+  return status === 401 || status === 403;
 }
 
 /** Classifies an upstream call that produced no answer. */

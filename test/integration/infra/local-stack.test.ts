@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,6 +207,24 @@ describe('local stack (npm start)', () => {
       messages: [{ role: 'user', content: 'remember me' }],
     });
     expect(chat.status).toBe(200);
+    // A channel sealed under the stack's generated key, which the next start must open again.
+    const origin0 = (baseUrl as string).replace(/\/v1$/, '');
+    const adminHeaders = {
+      authorization: `Bearer ${RESTART_ADMIN_TOKEN}`,
+      'content-type': 'application/json',
+    };
+    const made = await fetch(`${origin0}/admin/v1/channels`, {
+      method: 'POST',
+      headers: adminHeaders,
+      body: JSON.stringify({
+        provider: 'openai',
+        name: 'kept',
+        api_key: 'sk-kept-across-restarts',
+        enabled: false,
+      }),
+    });
+    expect(made.status).toBe(201);
+    expect(statSync(join(dataDir, 'channel-secret.key')).mode & 0o777).toBe(0o600);
     const video = await api.post('/videos', { model: 'demo/video', prompt: 'a kept video', duration: 4 });
     expect(video.status).toBe(202);
     const videoId = ((await video.json()) as { id: string }).id;
@@ -230,6 +248,9 @@ describe('local stack (npm start)', () => {
     expect(after.keys).toEqual(before.keys);
     expect(after.ledger.slice(-before.ledger.length)).toEqual(before.ledger);
     expect(after.video).toMatchObject({ id: videoId, model: 'demo/video' });
+    const channels = await fetch(`${origin0}/admin/v1/channels`, { headers: adminHeaders });
+    const listed = (await channels.json()) as { data: Array<{ name: string; key_last4: string }> };
+    expect(listed.data.find((c) => c.name === 'kept')?.key_last4).toBe('arts');
     // The password set through the first run's link is kept: this run prints a reset link instead.
     const [, reset] = await second.waitFor(RESET_LINE, READY_TIMEOUT_MS);
     expect(second.output).not.toMatch(INVITE_LINE);

@@ -16,6 +16,7 @@ import type { MediaWorkerDeps } from '../../../workers/src/media/media-worker-de
 import { imageProcessor } from '../../../workers/src/processors/image.processor.ts';
 import { captureLogger } from '../../helpers/capture-logger.ts';
 import { FIXTURE_NOW, imageJob } from '../../helpers/media-job-fixture.ts';
+import { staticChannelRouting } from '../../helpers/static-channels.ts';
 
 const now = FIXTURE_NOW;
 const running = imageJob({
@@ -89,6 +90,7 @@ function run(script: Script) {
     client: {} as never,
     catalogue: loadCatalogue(),
     config: loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', MONGO_URL: 'mongodb://127.0.0.1:1' }),
+    channels: staticChannelRouting([]),
     now: () => now,
     logger: captureLogger().logger,
   };

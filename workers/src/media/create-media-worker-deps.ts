@@ -1,6 +1,8 @@
 import { type Billing, createBilling } from '../../../shared/src/billing/billing.ts';
 import { startRecoveryLoop } from '../../../shared/src/billing/recovery-loop.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import { channelSecretOpener } from '../../../shared/src/channels/channel-secrets.ts';
+import { type ProcessChannels, startProcessChannels } from '../../../shared/src/channels/process-channels.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
@@ -17,18 +19,27 @@ import type { MediaWorkerDeps } from './media-worker-deps.ts';
 const CLIENT_CLOSE_MS = 500;
 
 /** Wires the media processors' dependencies over a worker process's connections; `close` undoes it. */
-export function createMediaWorkerDeps(
+export async function createMediaWorkerDeps(
   config: Config,
   connections: Connections,
-  catalogue: Catalogue,
+  catalogue: Catalogue | ((channels: ProcessChannels) => Catalogue),
   logger: Logger,
-): { deps: MediaWorkerDeps; billing: Billing; close(): Promise<void> } {
+): Promise<{ deps: MediaWorkerDeps; billing: Billing; channels: ProcessChannels; close(): Promise<void> }> {
   // The configured credentials, scrubbed by value from upstream text, job errors and log lines.
   installSecretScrubber(config, logger);
   const billing = createBilling({ money: connections.store.money, redis: connections.redis, config, logger });
   const client = new UpstreamClient(config.upstream);
+  // Every channel readable before the first job (else the start stops naming it).
+  const channels = await startProcessChannels({
+    config,
+    repository: connections.store.channels,
+    openSecret: channelSecretOpener(config),
+    redis: connections.redis,
+    logger,
+  });
   const stopRecovery = startRecoveryLoop(billing, logger);
-  const videoRecords = createVideoRecords(config, logger);
+  // REQUEST_LOG_ENABLED=false: the api makes no record, so no video's record is completed.
+  const videoRecords = config.requestLog.enabled ? createVideoRecords(config, logger) : undefined;
   const deps: MediaWorkerDeps = {
     jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),
@@ -39,7 +50,8 @@ export function createMediaWorkerDeps(
     }),
     billing,
     client,
-    catalogue,
+    catalogue: typeof catalogue === 'function' ? catalogue(channels) : catalogue,
+    channels: channels.routing,
     config,
     now: () => new Date(),
     logger,
@@ -48,13 +60,15 @@ export function createMediaWorkerDeps(
   return {
     deps,
     billing,
+    channels,
     async close() {
       stopRecovery();
+      await channels.close();
       // Video charges settle here: what a settlement left to finish is written before the exit.
       await billing.close();
       // Calls of jobs the stop left unfinished are not waited for: their jobs are rerun elsewhere.
       await withinMs(client.close(), CLIENT_CLOSE_MS);
-      await withinMs(videoRecords.close(), CLIENT_CLOSE_MS);
+      if (videoRecords !== undefined) await withinMs(videoRecords.close(), CLIENT_CLOSE_MS);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Billing } from '../../../shared/src/billing/billing.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
+import type { ChannelRouting } from '../../../shared/src/channels/channel-router.ts';
 import type { Config } from '../../../shared/src/config/config.ts';
 import type { Logger } from '../../../shared/src/logging/logger.ts';
 import type { MediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
@@ -20,7 +21,9 @@ export interface MediaWorkerDeps {
   readonly billing: Pick<Billing, 'settle' | 'release'>;
   readonly client: UpstreamClient;
   readonly catalogue: Pick<Catalogue, 'get'>;
-  readonly config: Pick<Config, 'providers' | 'compatibleUpstreams' | 'media'>;
+  readonly config: Pick<Config, 'media'>;
+  /** The provider channels the routes call through. */
+  readonly channels: ChannelRouting;
   readonly now: () => Date;
   readonly logger: Logger;
   /** The request log records of the requests that started videos, completed when renders end. */

@@ -119,6 +119,8 @@ export async function runMediaJob(
       errorCode: null,
       costMicros: completion.costMicros ?? 0n,
       provider: 'provider' in completion.result ? (completion.result.provider ?? null) : null,
+      // The channel that accepted the render (none on the demo simulator).
+      channelId: completed.operation?.channelId ?? null,
     });
   return completedReturn(completion.result);
 }

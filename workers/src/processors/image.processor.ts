@@ -12,7 +12,7 @@ export function imageProcessor(deps: MediaWorkerDeps) {
     runMediaJob(deps, 'image', bullJob, async (job, model, attempt) => {
       if (job.request.kind !== 'image') throw new Error(`job ${job.id} is not an image job`);
       const input = job.request.input;
-      const routes = usableMediaRoutes(model.routes, deps);
+      const routes = usableMediaRoutes(model, deps);
       const { route: served, value: images } = await firstSuccessfulRoute(
         routes,
         'generate_content',

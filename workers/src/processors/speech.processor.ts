@@ -13,7 +13,7 @@ export function speechProcessor(deps: MediaWorkerDeps) {
       if (job.request.kind !== 'speech') throw new Error(`job ${job.id} is not a speech job`);
       const input = job.request.input;
       const key = mediaKeys.speech(job.id, attempt);
-      const routes = usableMediaRoutes(model.routes, deps);
+      const routes = usableMediaRoutes(model, deps);
       const { route: served } = await firstSuccessfulRoute(routes, 'generate_content', async (route) => {
         const audio = await route.synthesize(input);
         await deps.storage.putStream(key, audio, 'audio/mpeg');

@@ -18,7 +18,7 @@ export function transcriptionProcessor(deps: MediaWorkerDeps) {
     runMediaJob(deps, 'transcription', bullJob, async (job, model) => {
       if (job.request.kind !== 'transcription') throw new Error(`job ${job.id} is not a transcription job`);
       const input = job.request.input;
-      const routes = usableMediaRoutes(model.routes, deps);
+      const routes = usableMediaRoutes(model, deps);
       const audio = routes.some((route) => route.readsAudio)
         ? await deps.storage.getBytes(mediaKeys.upload(job.id))
         : new Uint8Array();

@@ -6,7 +6,7 @@ import type { MediaJob, ProviderOperation } from '../../../shared/src/media-jobs
 import { mediaKeys } from '../../../shared/src/media-jobs/media-storage.ts';
 import { settleJobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import { NO_TOKENS, observeCharge } from '../../../shared/src/observability/charge-observation.ts';
-import { usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
+import { channelMediaRoute, usableMediaRoutes } from '../../../shared/src/providers/media-registry.ts';
 import type { MediaRoute } from '../../../shared/src/providers/media-route.ts';
 import type { VideoRequest } from '../../../shared/src/providers/media-types.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
@@ -29,11 +29,9 @@ export function videoProcessor(deps: MediaWorkerDeps) {
     runMediaJob(deps, 'video', bullJob, async (job, model, attempt) => {
       if (job.request.kind !== 'video') throw new Error(`job ${job.id} is not a video job`);
       const input = job.request.input;
-      const routes = usableMediaRoutes(model.routes, deps);
-      const operation = job.operation ?? (await submit(deps, job, routes, input));
-      const route = routes.find(
-        (r) => r.provider === operation.provider && r.nativeModel === operation.nativeModel,
-      );
+      const operation = job.operation ?? (await submit(deps, job, usableMediaRoutes(model, deps), input));
+      // Polled and downloaded through the channel that accepted it, whatever its health now.
+      const route = channelMediaRoute(model, operation, deps);
       if (route === undefined) throw failure('The provider of this render is no longer configured.');
       const state = await route.poll(operation);
       if (state.state === 'failed') throw failure(`The render failed: ${state.message}`);
@@ -52,11 +50,12 @@ async function submit(
   const { route, value: operationId } = await firstSuccessfulRoute(routes, 'generate_content', (r) =>
     r.submit(input, job.id),
   );
-  const operation = {
+  const operation: ProviderOperation = {
     provider: route.provider,
     nativeModel: route.nativeModel,
     operationId,
     submittedAt: deps.now(),
+    ...(route.channel == null ? {} : { channelId: route.channel.id }),
   };
   await deps.jobs.recordOperation(job.id, operation, deps.now());
   return operation;

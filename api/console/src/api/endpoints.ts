@@ -4,6 +4,9 @@ import type {
   Account,
   AccountPage,
   ApiKey,
+  Channel,
+  ChannelInput,
+  ChannelTest,
   CreatedAccount,
   CreatedKey,
   FailedJob,
@@ -189,3 +192,20 @@ export async function requestsCsv(operator: boolean, query: RequestQuery): Promi
   });
   return response.blob();
 }
+export const listChannels = async (signal?: AbortSignal) =>
+  (await consoleApi<List<Channel>>('GET', '/channels', { signal })).data;
+
+export const createChannel = (body: ChannelInput) => consoleApi<Channel>('POST', '/channels', { body });
+
+export const updateChannel = (id: string, body: ChannelInput) =>
+  consoleApi<Channel>('PATCH', `/channels/${encodeURIComponent(id)}`, { body });
+
+export const deleteChannel = (id: string, force = false) =>
+  consoleApi<void>(
+    'DELETE',
+    `/channels/${encodeURIComponent(id)}`,
+    force ? { query: { force: 'true' } } : {},
+  );
+
+export const testChannel = (id: string) =>
+  consoleApi<ChannelTest>('POST', `/channels/${encodeURIComponent(id)}/test`);

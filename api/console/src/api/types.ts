@@ -250,3 +250,44 @@ export interface RequestPage {
   readonly data: readonly RequestRecord[];
   readonly next_cursor: string | null;
 }
+
+/** An upstream channel, as `/console/api/channels` answers it (docs/channels.md). */
+export interface Channel {
+  id: string;
+  object: 'channel';
+  provider: string;
+  name: string;
+  base_url: string;
+  key_last4: string;
+  weight: number;
+  priority: number;
+  models: string[] | null;
+  enabled: boolean;
+  status: 'healthy' | 'cooling_down' | 'auto_disabled' | 'disabled';
+  status_reason: string | null;
+  cooldown_until: string | null;
+  source: 'api' | 'environment';
+  created_at: string;
+  updated_at: string;
+  requests: number;
+  failures: number;
+  p50_latency_ms: number | null;
+}
+
+export interface ChannelInput {
+  provider?: string;
+  name?: string;
+  api_key?: string;
+  base_url?: string | null;
+  weight?: number;
+  priority?: number;
+  models?: string[] | null;
+  enabled?: boolean;
+}
+
+export interface ChannelTest {
+  ok: boolean;
+  status?: number;
+  latency_ms: number;
+  error?: string;
+}

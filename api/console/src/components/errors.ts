@@ -31,6 +31,11 @@ const KNOWN_CODES = new Set<string>([
   'validation_failed',
   'session_required',
   'video_not_found',
+  'channel_has_renders',
+  'channel_name_taken',
+  'channel_read_only',
+  'channel_not_found',
+  'channel_secret_key_missing',
 ]);
 
 export interface ErrorText {

@@ -19,6 +19,7 @@ const HOLDER_NAV: readonly (readonly [string, MessageKey])[] = [
 const OPERATOR_NAV: readonly (readonly [string, MessageKey])[] = [
   [paths.operatorAccounts, 'nav.accounts'],
   [paths.operatorRequests, 'nav.requests'],
+  [paths.operatorChannels, 'nav.channels'],
   [paths.operatorQueues, 'nav.queues'],
   [paths.models, 'nav.models'],
 ];

@@ -73,7 +73,7 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
         }
         const result = await forwardNative(deps.client, {
           operation: endpoint === 'count_tokens' ? 'count_tokens' : 'chat',
-          targets: nativeTargets(deps.config, mapped.routes),
+          targets: nativeTargets(deps.channels, mapped.model, mapped.routes),
           request: (target) => ({
             url: `${target.baseUrl}${path.slice('/anthropic'.length)}`,
             headers: {

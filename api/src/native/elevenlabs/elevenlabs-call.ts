@@ -70,7 +70,7 @@ export async function forwardElevenLabs(
   const query = upstreamQuery(request.url);
   const result = await forwardNative(deps.client, {
     operation: 'generate_content',
-    targets: nativeTargets(deps.config, call.mapped.routes),
+    targets: nativeTargets(deps.channels, call.mapped.model, call.mapped.routes),
     request: (target) => ({
       url: `${target.baseUrl}${call.path}${query}`,
       headers: { 'content-type': call.contentType, 'xi-api-key': target.apiKey },

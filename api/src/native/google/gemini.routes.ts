@@ -101,7 +101,7 @@ function geminiRoute(
       const query = geminiUpstreamQuery(search);
       const result = await forwardNative(deps.client, {
         operation: geminiOperation(method),
-        targets: nativeTargets(deps.config, mapped.routes),
+        targets: nativeTargets(deps.channels, mapped.model, mapped.routes),
         request: (target) => ({
           url: `${target.baseUrl}${mapped.path(target.route)}${query}`,
           headers: { 'content-type': 'application/json', 'x-goog-api-key': target.apiKey },

@@ -56,7 +56,7 @@ function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: Open
       const call = nativeCall(reply, deps);
       const result = await forwardNative(deps.client, {
         operation: endpoint.path === '/embeddings' ? 'embeddings' : 'chat',
-        targets: nativeTargets(deps.config, mapped.routes),
+        targets: nativeTargets(deps.channels, mapped.model, mapped.routes),
         request: (target) => ({
           url: `${target.baseUrl}${endpoint.path}`,
           headers: { 'content-type': 'application/json', authorization: `Bearer ${target.apiKey}` },

@@ -1,7 +1,9 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app-deps.ts';
+import { channelAdminOf } from '../../channels/channel-admin-of.ts';
 import { operatorAccountsRoutes } from './accounts.route.ts';
+import { operatorChannelsRoutes } from './channels.route.ts';
 import type { ConsoleDeps } from './console-deps.ts';
 import { keysRoutes } from './keys.route.ts';
 import { modelsRoutes } from './models.route.ts';
@@ -55,4 +57,5 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   const withLog = { ...deps, requestLog: services.requestLog };
   await app.register(holderRequestsRoutes, withLog);
   await app.register(operatorRequestsRoutes, withLog);
+  await app.register(operatorChannelsRoutes, { ...deps, channelAdmin: channelAdminOf(appDeps) });
 }

@@ -178,6 +178,14 @@ export function createMongoMediaJobsRepository(db: Db): MediaJobsRepository {
       return docs.map(toJob);
     },
 
+    async listUnfinishedOnChannel(channelId: string): Promise<MediaJob[]> {
+      // Rare (deleting a channel): the status index narrows it to the unfinished jobs.
+      const docs = await collection
+        .find({ status: { $in: ['queued', 'running'] }, kind: 'video', 'operation.channelId': channelId })
+        .toArray();
+      return docs.map(toJob);
+    },
+
     async markDeleted(id: string, accountId: string, now: Date): Promise<boolean> {
       const result = await collection.updateOne(
         { _id: id, account_id: accountId, deleted_at: null },

@@ -3,6 +3,7 @@ import type { Logger } from '../../logging/logger.ts';
 import type { Store } from '../store.ts';
 import { createMongoAccountsRepository } from './accounts.mongo.ts';
 import { createMongoApiKeysRepository } from './api-keys.mongo.ts';
+import { createMongoChannelsRepository } from './channels.mongo.ts';
 import { connectMongo, ensureIndexes, type MongoOptions } from './connect.ts';
 import { createMongoCredentialsRepository } from './credentials.mongo.ts';
 import { upgradeInvitationDocuments } from './credentials-upgrade.mongo.ts';
@@ -36,6 +37,7 @@ export async function openMongoStore(
     credentials: createMongoCredentialsRepository(db),
     money: createMongoMoneyStore(db, deps),
     mediaJobs: createMongoMediaJobsRepository(db),
+    channels: createMongoChannelsRepository(db),
     async ping() {
       await db.command({ ping: 1 });
     },

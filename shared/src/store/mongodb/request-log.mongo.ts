@@ -127,6 +127,7 @@ class MongoRequestLog implements RequestLogStore {
       cost_micros: completion.costMicros,
     };
     if (completion.provider !== undefined) set.provider = completion.provider;
+    if (completion.channelId !== undefined) set.channel_id = completion.channelId;
     if (completion.model !== undefined) set.model = completion.model;
     const result = await this.#collection.updateOne({ job_id: jobId }, { $set: set });
     return result.matchedCount === 1;

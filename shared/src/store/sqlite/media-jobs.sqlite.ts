@@ -82,6 +82,11 @@ export function createSqliteMediaJobsRepository(db: DatabaseSync): MediaJobsRepo
        AND kind IN (${SYNCHRONOUS_KINDS.map((kind) => `'${kind}'`).join(', ')}) AND ${page})
      ORDER BY updated_at, id LIMIT :limit`,
   );
+  // Rare (deleting a channel): a scan of the unfinished jobs by the status index is enough.
+  const onChannel = reading(
+    `SELECT * FROM media_jobs WHERE status IN ('queued', 'running') AND kind = 'video'
+       AND json_extract(operation, '$.channelId') = :channel_id`,
+  );
   const markDeleted = db.prepare(
     `UPDATE media_jobs SET deleted_at = :now, updated_at = :now
      WHERE id = :id AND account_id = :account_id AND deleted_at IS NULL`,
@@ -159,6 +164,10 @@ export function createSqliteMediaJobsRepository(db: DatabaseSync): MediaJobsRepo
         limit,
       });
       return rows.map((row) => toJob(row as unknown as MediaJobRow));
+    },
+
+    async listUnfinishedOnChannel(channelId) {
+      return onChannel.all({ channel_id: channelId }).map((row) => toJob(row as unknown as MediaJobRow));
     },
   };
 }

@@ -163,4 +163,34 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX media_jobs_status_kind_updated ON media_jobs (status, kind, updated_at, id);
     `,
   },
+  {
+    version: 4,
+    name: 'channels: upstream credentials, sealed',
+    sql: `
+      -- One upstream credential of one provider; the credential sealed (AES-256-GCM) under the key
+      -- named by secret_key_id, never in plain text (shared/src/channels/channel-secrets.ts).
+      CREATE TABLE channels (
+        id TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        name TEXT NOT NULL UNIQUE,
+        base_url TEXT,
+        secret_key_id TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        key_last4 TEXT NOT NULL,
+        weight INTEGER NOT NULL,
+        priority INTEGER NOT NULL,
+        models TEXT,
+        enabled INTEGER NOT NULL,
+        auto_disabled_reason TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      -- serves: changeCounter() (one row, bumped by every write to channels)
+      CREATE TABLE channel_changes (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        counter INTEGER NOT NULL
+      ) STRICT;
+      INSERT INTO channel_changes (id, counter) VALUES (1, 0);
+    `,
+  },
 ];

@@ -285,6 +285,10 @@ class SqliteRequestLog implements RequestLogStore {
       sets.push('provider = ?');
       values.push(this.#nullableName(KIND.provider, completion.provider));
     }
+    if (completion.channelId !== undefined) {
+      sets.push('channel = ?');
+      values.push(this.#nullableName(KIND.channel, completion.channelId));
+    }
     if (completion.model !== undefined) {
       sets.push('model = ?');
       values.push(this.#nullableName(KIND.model, completion.model));

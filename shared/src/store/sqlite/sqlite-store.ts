@@ -1,6 +1,7 @@
 import type { Store } from '../store.ts';
 import { createSqliteAccountsRepository } from './accounts.sqlite.ts';
 import { createSqliteApiKeysRepository } from './api-keys.sqlite.ts';
+import { createSqliteChannelsRepository } from './channels.sqlite.ts';
 import { createSqliteCredentialsRepository } from './credentials.sqlite.ts';
 import { openSqlite, type SqliteOptions } from './database.ts';
 import { createSqliteMediaJobsRepository } from './media-jobs.sqlite.ts';
@@ -21,6 +22,7 @@ export function openSqliteStore(options: SqliteOptions): Store {
     credentials: createSqliteCredentialsRepository(db),
     money: createSqliteMoneyStore(db),
     mediaJobs: createSqliteMediaJobsRepository(db),
+    channels: createSqliteChannelsRepository(db),
     async ping() {
       ping.get();
     },

@@ -17,6 +17,7 @@ import { HttpChatRoute } from '../../../../shared/src/upstream/http-chat-route.t
 import { HttpMediaRoute } from '../../../../shared/src/upstream/http-media-route.ts';
 import { firstSuccessfulRoute } from '../../../../shared/src/upstream/route-attempts.ts';
 import type { UpstreamClient } from '../../../../shared/src/upstream/upstream-client.ts';
+import { staticChannelRouting } from '../../../helpers/static-channels.ts';
 
 const config = loadConfig({
   REDIS_URL: 'redis://127.0.0.1:1',
@@ -31,20 +32,31 @@ const config = loadConfig({
   DEMO_VIDEO_RENDER_MS: '1234',
 });
 const client = {} as UpstreamClient;
+const channels = staticChannelRouting(config);
+const model = (
+  routes: Array<{ provider: string; native_id: string }>,
+  max_output_tokens: number | null = null,
+) => ({
+  id: 'test/model',
+  routes,
+  max_output_tokens,
+});
 const now = () => new Date(0);
 
 describe('chat route registry', () => {
   it('resolves demo, built-in and compatible routes in catalogue order, skipping unconfigured providers', () => {
     const routes = usableRoutes(
-      [
-        { provider: 'google', native_id: 'gemini-x' },
-        { provider: 'anthropic', native_id: 'claude-x' },
-        { provider: 'demo', native_id: 'demo-chat' },
-        { provider: 'acme', native_id: 'acme-x' },
-        { provider: 'unknown', native_id: 'y' },
-      ],
-      { config, client },
-      4096,
+      model(
+        [
+          { provider: 'google', native_id: 'gemini-x' },
+          { provider: 'anthropic', native_id: 'claude-x' },
+          { provider: 'demo', native_id: 'demo-chat' },
+          { provider: 'acme', native_id: 'acme-x' },
+          { provider: 'unknown', native_id: 'y' },
+        ],
+        4096,
+      ),
+      { channels, client },
     );
     expect(routes.map((route) => [route.provider, route.nativeModel])).toEqual([
       ['anthropic', 'claude-x'],
@@ -71,22 +83,22 @@ describe('chat route registry', () => {
   });
 
   it('sets no output limit on a target when the model has none', () => {
-    const [route] = usableRoutes(
-      [{ provider: 'anthropic', native_id: 'claude-x' }],
-      { config, client },
-      null,
-    );
+    const [route] = usableRoutes(model([{ provider: 'anthropic', native_id: 'claude-x' }]), {
+      channels,
+      client,
+    });
     expect((route as HttpChatRoute).target).not.toHaveProperty('maxOutputTokens');
   });
 
   it('always counts the demo provider as configured, any other only with a key', () => {
     const bare = loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', MONGO_URL: 'mongodb://127.0.0.1:1' });
-    expect(isRouteConfigured({ provider: 'demo' }, bare)).toBe(true);
-    expect(isRouteConfigured({ provider: 'openai' }, bare)).toBe(false);
-    expect(isRouteConfigured({ provider: 'openai' }, config)).toBe(true);
-    expect(isRouteConfigured({ provider: 'acme' }, config)).toBe(true);
+    const none = staticChannelRouting(bare);
+    expect(isRouteConfigured({ provider: 'demo' }, none)).toBe(true);
+    expect(isRouteConfigured({ provider: 'openai' }, none)).toBe(false);
+    expect(isRouteConfigured({ provider: 'openai' }, channels)).toBe(true);
+    expect(isRouteConfigured({ provider: 'acme' }, channels)).toBe(true);
     expect(
-      usableRoutes([{ provider: 'demo', native_id: 'demo-chat' }], { config: bare, client }, null),
+      usableRoutes(model([{ provider: 'demo', native_id: 'demo-chat' }]), { channels: none, client }),
     ).toHaveLength(1);
   });
 });
@@ -94,13 +106,13 @@ describe('chat route registry', () => {
 describe('media route registry', () => {
   it('resolves demo and built-in media routes; a compatible upstream has no media adapter', () => {
     const routes = usableMediaRoutes(
-      [
+      model([
         { provider: 'openai', native_id: 'gpt-image-1' },
         { provider: 'acme', native_id: 'acme-image' },
         { provider: 'demo', native_id: 'demo-image' },
         { provider: 'anthropic', native_id: 'claude-x' },
-      ],
-      { config, client, now },
+      ]),
+      { config, channels, client, now },
     );
     expect(routes.map((route) => [route.provider, route.nativeModel, route.readsAudio])).toEqual([
       ['openai', 'gpt-image-1', true],
@@ -121,13 +133,13 @@ describe('media route registry', () => {
       MONGO_URL: 'mongodb://127.0.0.1:1',
       GROQ_API_KEY: 'gsk-test',
     });
-    const deps = { config: withGroq, client, now };
+    const deps = { config: withGroq, channels: staticChannelRouting(withGroq), client, now };
     // Groq's media adapter transcribes only: a video route through it cannot submit.
     const routes = usableMediaRoutes(
-      [
+      model([
         { provider: 'groq', native_id: 'whisper-large-v3' },
         { provider: 'demo', native_id: 'demo-video' },
-      ],
+      ]),
       deps,
     );
     const request = { prompt: 'waves', duration: 4 };
@@ -137,7 +149,7 @@ describe('media route registry', () => {
     expect(served.route.provider).toBe('demo');
     expect(served.value).toBe('demo-vid_1');
 
-    const [groqOnly] = usableMediaRoutes([{ provider: 'groq', native_id: 'whisper-large-v3' }], deps);
+    const [groqOnly] = usableMediaRoutes(model([{ provider: 'groq', native_id: 'whisper-large-v3' }]), deps);
     await expect(
       firstSuccessfulRoute([groqOnly as MediaRoute], 'generate_content', (route) =>
         route.submit(request, 'vid_2'),
@@ -146,8 +158,9 @@ describe('media route registry', () => {
   });
 
   it("gives the demo route the configured render time and the process's clock", async () => {
-    const [demo] = usableMediaRoutes([{ provider: 'demo', native_id: 'demo-video' }], {
+    const [demo] = usableMediaRoutes(model([{ provider: 'demo', native_id: 'demo-video' }]), {
       config,
+      channels,
       client,
       now: () => new Date(1233),
     });
