@@ -197,6 +197,34 @@ describe.each(STORE_KINDS)('request log store (%s)', (kind) => {
     expect(errors.records.map((r) => r.id)).toContain(record.id);
   });
 
+  it('completes a video record with the provider and channel of its render', async () => {
+    const record = sampleRecord(BASE_MS + 91_000, {
+      endpoint: 'video',
+      path: '/v1/videos',
+      status: 202,
+      provider: null,
+      channelId: null,
+      costMicros: 0n,
+      jobId: `vid_${randomBytes(6).toString('hex')}`,
+    });
+    await log().insertMany([record]);
+    const rendered = {
+      status: 200,
+      outcome: 'completed' as const,
+      errorCode: null,
+      costMicros: 7n,
+      provider: 'openai',
+      channelId: 'ch_render',
+    };
+    expect(await log().completeJob(record.jobId as string, rendered)).toBe(true);
+    expect(await log().findById(record.id)).toMatchObject({
+      status: 200,
+      provider: 'openai',
+      channelId: 'ch_render',
+      costMicros: 7n,
+    });
+  });
+
   it('deletes old records in batches, oldest first (retention)', async () => {
     const old = BASE_MS - 40 * 24 * 3600 * 1000;
     const records = Array.from({ length: 25 }, (_, i) => sampleRecord(old + i, { accountId: 'acc_old' }));
