@@ -23,6 +23,7 @@ export interface AppDeps {
     | 'media'
     | 'console'
     | 'selfServe'
+    | 'requestLog'
     | 'channels'
   >;
 }

@@ -31,6 +31,7 @@ import { adminCatalogueRoutes } from './routes/admin/catalogue.route.ts';
 import { adminChannelsRoutes } from './routes/admin/channels.route.ts';
 import { adminInvitationsRoutes } from './routes/admin/invitations.route.ts';
 import { adminKeysRoutes } from './routes/admin/keys.route.ts';
+import { adminRequestsRoutes } from './routes/admin/requests.route.ts';
 import { adminVouchersRoutes } from './routes/admin/vouchers.route.ts';
 import { walletRoutes } from './routes/admin/wallet.route.ts';
 import { balanceRoutes } from './routes/balance.route.ts';
@@ -43,6 +44,7 @@ import { imagesRoutes } from './routes/images.route.ts';
 import { metricsRoutes } from './routes/metrics.route.ts';
 import { modelsRoutes } from './routes/models.route.ts';
 import { paymentsCallbackRoutes } from './routes/payments-callback.route.ts';
+import { requestsRoutes } from './routes/requests.route.ts';
 import { speechRoutes } from './routes/speech.route.ts';
 import { transcriptionsRoutes } from './routes/transcriptions.route.ts';
 import { usageRoutes } from './routes/usage.route.ts';
@@ -168,6 +170,7 @@ async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
     accounts: accounts.accounts,
     clock: accounts.clock,
   });
+  await app.register(adminRequestsRoutes, { requestLog: deps.services.requestLog, ...auth });
   const models = () => deps.catalogue.list();
   await app.register(adminChannelsRoutes, { ...auth, channels: channelAdminOf(deps), models });
 }
@@ -184,9 +187,12 @@ async function authenticatedRoutes(app: FastifyInstance, deps: AppDeps): Promise
     catalogue: deps.catalogue,
     catalogueFor: (accountId) => deps.services.catalogue.current().forAccount(accountId),
     now: accounts.clock,
+    // REQUEST_LOG_ENABLED=false: no request is recorded (the log is still read).
+    requestLog: deps.config.requestLog.enabled ? deps.services.requestLog : undefined,
   });
   await app.register(balanceRoutes, { billing });
   await app.register(usageRoutes, { billing });
+  await app.register(requestsRoutes, { requestLog: deps.services.requestLog });
   const channels = deps.services.channels.routing;
   const chat = {
     config: deps.config,

@@ -18,6 +18,9 @@ import { WaiterLeases } from '../../shared/src/media-jobs/waiter-lease.ts';
 import { trackQueues } from '../../shared/src/observability/queue-metrics.ts';
 import { startPaymentReconciler } from '../../shared/src/payments/payment-settlement.ts';
 import { createRedis, type Redis } from '../../shared/src/redis/redis.ts';
+import { openRequestLogOrStandIn } from '../../shared/src/request-log/open-request-log.ts';
+import { RequestLogWriter } from '../../shared/src/request-log/request-log-writer.ts';
+import { startRetention } from '../../shared/src/request-log/retention.ts';
 import type { Connections } from '../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../shared/src/upstream/secret-scrubber.ts';
@@ -44,6 +47,8 @@ export interface ApiServices {
   readonly console: ConsoleServices;
   /** Sign-up and reset by email, Zarinpal top-ups, vouchers (docs/payments.md). */
   readonly selfServe: SelfServeServices;
+  /** The request log (docs/request-log.md): records queued off the request path, its store read. */
+  readonly requestLog: RequestLogWriter;
   /** The upstream channels: routing, breakers, figures, and the operator's control (docs/channels.md). */
   readonly channels: ProcessChannels;
   close(): Promise<void>;
@@ -117,6 +122,11 @@ export async function createApiServices(
     now: accounts.clock,
   };
   await Promise.all([accounts.keyCache.start(), waiter.start(), catalogue.start()]);
+  const requestLogStore = await openRequestLogOrStandIn(config, logger);
+  const requestLog = new RequestLogWriter(requestLogStore, logger);
+  const stopRetention = startRetention(requestLogStore, logger, {
+    retentionDays: config.requestLog.retentionDays,
+  });
   const stopRecovery = startRecoveryLoop(billing, logger);
   const console = createConsoleServices({
     config,
@@ -151,13 +161,18 @@ export async function createApiServices(
     media,
     console,
     selfServe,
+    requestLog,
     channels,
     async close() {
       stopRecovery();
+      stopRetention();
       stopPayments();
       await withinMs(selfServe.outbox.drain(), 5_000);
       selfServe.mailer.close();
       await channels.close();
+      // The records of the requests that ended are written before the store closes.
+      await requestLog.close();
+      await requestLogStore.close();
       // Deferred settlements still in memory are written before the connections close.
       await billing.close();
       await upstream.close();

@@ -3,7 +3,8 @@
  * traffic splits by weight, priorities are tried lowest first, a failing channel costs no client an
  * error and gets a few requests before its breaker opens, a refused credential auto-disables its
  * channel at once, a 429's Retry-After sets the cooldown, a half-open channel gets one probe and
- * recovers. Channels are made through the operator API while the gateway runs.
+ * recovers, and the request log names the channel that answered. Channels are made through the
+ * operator API while the gateway runs.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FAKE_KEY, type OpenAIUpstream, startOpenAIUpstream } from '../fakes/openai-upstream.ts';
@@ -104,6 +105,28 @@ describe('routing through channels', () => {
     first.script.next({ kind: 'status', status: 503 });
     expect(await chat()).toBe(200);
     expect(second.requests.length).toBe(1);
+  });
+
+  it('names in the request log the channel that answered, after the one that failed', async () => {
+    const [first, second] = [await fake(), await fake()];
+    const failing = await channel(first, { priority: 0 });
+    const answering = await channel(second, { priority: 1 });
+    first.script.next({ kind: 'status', status: 503 });
+    const res = await gateway.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: { model: MODEL, messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 },
+    });
+    expect(res.statusCode).toBe(200);
+    await gateway.services.requestLog.flush();
+    const record = await admin<{ channel_id: string; attempts: number; provider: string }>(
+      gateway.app,
+      'GET',
+      `/requests/${String(res.headers['x-request-id'])}`,
+    );
+    expect(failing.id).not.toBe(answering.id);
+    expect(record).toMatchObject({ provider: 'openai', channel_id: answering.id, attempts: 2 });
   });
 
   it('costs no client an error when a channel always fails, and stops sending to it after a few', async () => {

@@ -20,7 +20,12 @@ export function uniqueSuffix(): string {
  */
 export function testStoreEnvironment(suffix = uniqueSuffix()): Record<string, string | undefined> {
   if (process.env.TEST_STORE === 'mongodb') return mongoStoreEnvironment(suffix);
-  return { MONGO_URL: undefined, SQLITE_PATH: join(mkdtempSync(join(tmpdir(), 'gw-test-')), 'gateway.db') };
+  const folder = mkdtempSync(join(tmpdir(), 'gw-test-'));
+  return {
+    MONGO_URL: undefined,
+    SQLITE_PATH: join(folder, 'gateway.db'),
+    REQUEST_LOG_PATH: join(folder, 'requests.db'),
+  };
 }
 
 /**
@@ -39,7 +44,8 @@ export function replicaEnvironment(name: string): Record<string, string | undefi
 /** The variables naming the store of `config`, for another process that must share it. */
 export function storeEnvironmentOf(config: Config): Record<string, string | undefined> {
   const { store } = config;
-  if (store.kind === 'sqlite') return { MONGO_URL: undefined, SQLITE_PATH: store.path };
+  if (store.kind === 'sqlite')
+    return { MONGO_URL: undefined, SQLITE_PATH: store.path, REQUEST_LOG_PATH: config.requestLog.path };
   return { MONGO_URL: store.url, MONGO_DB: store.database };
 }
 

@@ -19,6 +19,7 @@ import { QueuesPage } from './pages/operator/queues.tsx';
 import { VouchersPage } from './pages/operator/vouchers.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
+import { OperatorRequestsPage, RequestsPage } from './pages/requests.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { CheckMailPage, ForgotPage, SignUpPage, VerifyPage } from './pages/sign-up.tsx';
 import { UsagePage } from './pages/usage.tsx';
@@ -59,6 +60,8 @@ function Routes() {
       <Route path={paths.playground} component={HolderPlaygroundPage} />
       <Route path={paths.media} component={HolderMediaPage} />
       <Route path={paths.account} component={HolderAccountPage} />
+      <Route path={paths.requests} component={HolderRequestsPage} />
+      <Route path={paths.operatorRequests} component={OperatorAllRequestsPage} />
       <Route path={paths.operatorAccounts} component={OperatorAccountsPage} />
       <Route path={`${paths.operatorAccounts}/:id`} component={OperatorAccountDetailPage} />
       <Route path={paths.operatorQueues} component={OperatorQueuesPage} />
@@ -118,4 +121,6 @@ const OperatorAccountDetailPage = guarded('operator', AccountDetailPage);
 const OperatorQueuesPage = guarded('operator', QueuesPage);
 const OperatorVouchersPage = guarded('operator', VouchersPage);
 const OperatorCataloguePage = guarded('operator', CataloguePage);
+const HolderRequestsPage = guarded('holder', RequestsPage);
+const OperatorAllRequestsPage = guarded('operator', OperatorRequestsPage);
 const OperatorChannelsPage = guarded('operator', ChannelsPage);

@@ -17,10 +17,12 @@ export const paths = {
   playground: `${BASE}/playground`,
   media: `${BASE}/media`,
   account: `${BASE}/account`,
+  requests: `${BASE}/requests`,
   operatorAccounts: `${BASE}/operator/accounts`,
   operatorQueues: `${BASE}/operator/queues`,
   operatorVouchers: `${BASE}/operator/vouchers`,
   operatorCatalogue: `${BASE}/operator/catalogue`,
+  operatorRequests: `${BASE}/operator/requests`,
   operatorChannels: `${BASE}/operator/channels`,
 } as const;
 

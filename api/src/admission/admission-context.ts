@@ -5,6 +5,7 @@ import type { HoldEstimate } from '../../../shared/src/billing/hold-estimate.ts'
 import { SettlementClosedError } from '../../../shared/src/billing/settlement-batcher.ts';
 import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { errors } from '../../../shared/src/errors/app-error.ts';
+import type { RequestDraft } from '../../../shared/src/request-log/request-draft.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +39,8 @@ export interface AdmissionContext {
   holdOwner: HoldOwner;
   /** The catalogue id of the model the request names, when it names one the catalogue knows (metrics). */
   readonly model?: string | undefined;
+  /** The request's log record in the making (docs/request-log.md): the charge is noted on it. */
+  readonly draft?: RequestDraft | undefined;
 }
 
 /**

@@ -9,7 +9,9 @@ import type { Catalogue } from '../../../shared/src/catalogue/catalogue.ts';
 import { AppError, errors } from '../../../shared/src/errors/app-error.ts';
 import { refused } from '../../../shared/src/observability/admission-metrics.ts';
 import { tracedStep } from '../../../shared/src/observability/tracing.ts';
+import type { RequestLogWriter } from '../../../shared/src/request-log/request-log-writer.ts';
 import { isStoreUnavailable } from '../plugins/store-outage.ts';
+import { registerRequestCapture, startRequestRecord } from '../request-log/capture-requests.ts';
 import { type AdmissionContext, type RouteAdmission, takeHoldForRelease } from './admission-context.ts';
 import { presentedApiKey } from './key-carriers.ts';
 import { isIpAllowed, isKeyUsable, isModelAllowed } from './key-validity.ts';
@@ -24,6 +26,8 @@ export interface AdmissionDeps {
    */
   readonly catalogueFor?: (accountId: string) => Catalogue;
   readonly now?: () => Date;
+  /** Where each request whose key passed check 2 is recorded (docs/request-log.md); none: not recorded. */
+  readonly requestLog?: RequestLogWriter | undefined;
 }
 
 /**
@@ -47,6 +51,7 @@ export function registerAdmission(app: FastifyInstance, deps: AdmissionDeps): vo
   // buffering) its body, up to the 51 MB of a speech-to-text upload.
   app.addHook('preParsing', tracedStep('gateway.authenticate', createAuthenticationHook(deps)));
   app.addHook('preHandler', tracedStep('gateway.admission', createAdmissionHook(deps)));
+  if (deps.requestLog !== undefined) registerRequestCapture(app);
   // Callback hooks that go async only when a hold is left to release (not on the settled path).
   app.addHook('onResponse', (request, _reply, done) => {
     const release = releaseRequestHold(deps, request);
@@ -106,6 +111,8 @@ export function createAuthenticationHook(deps: AdmissionDeps) {
     if (presented === undefined || !presented.startsWith('hk-')) throw refused(errors.invalidApiKey());
     const key = await deps.keyCache.lookup(hashApiKey(presented));
     if (!isKeyUsable(key, now())) throw refused(errors.invalidApiKey());
+    // From here (check 2 passed) the request has a record in the request log, whatever follows.
+    if (deps.requestLog !== undefined) startRequestRecord(deps.requestLog, request, reply, key);
     // Bound to the request's own logger, made only if the request logs a line (request-logger.ts).
     (request.log as unknown as { setBindings(bindings: Record<string, string>): void }).setBindings({
       keyId: key.id,
@@ -155,6 +162,8 @@ export function createAdmissionHook(deps: AdmissionDeps) {
         ? undefined
         : (request.pricedCatalogue ?? deps.catalogue).resolve(requested)?.id;
     const canonical = model ?? requested;
+    const draft = request.requestDraft;
+    if (draft !== undefined && model !== undefined) draft.model = model;
     let hold: HoldEstimate;
     try {
       hold = asHoldEstimate(settings.estimateMicros?.(admitted) ?? 0n);
@@ -186,6 +195,7 @@ export function createAdmissionHook(deps: AdmissionDeps) {
       rateLimit: result,
       holdOwner: 'request',
       model,
+      draft,
     };
   };
 }

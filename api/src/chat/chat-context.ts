@@ -5,6 +5,7 @@ import type { ChannelRouting } from '../../../shared/src/channels/channel-router
 import type { Config } from '../../../shared/src/config/config.ts';
 import { observeCharge } from '../../../shared/src/observability/charge-observation.ts';
 import type { NormalizedUsage } from '../../../shared/src/providers/chat-types.ts';
+import { noteCharge } from '../../../shared/src/request-log/request-draft.ts';
 import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 import { type AdmissionContext, queueChargeReplacingHold } from '../admission/admission-context.ts';
 
@@ -43,6 +44,7 @@ export async function settleUsage(
 ): Promise<bigint> {
   const costMicros = tokenCostMicros(model.pricing, usage);
   await settleCost(deps, admission, model.id, costMicros, usage);
+  if (admission.draft !== undefined) admission.draft.reasoningTokens = usage.reasoningTokens;
   observeCharge(model.id, provider, usage, costMicros);
   return costMicros;
 }
@@ -78,4 +80,12 @@ export async function settleCost(
       basis: admission.holdBasis,
     }),
   );
+  // What the answer's `service.cost` says, for the request log.
+  noteCharge(admission.draft, {
+    model: modelId,
+    costMicros,
+    inputTokens: tokens.inputTokens,
+    outputTokens: tokens.outputTokens,
+    cachedTokens: tokens.cachedInputTokens ?? 0,
+  });
 }

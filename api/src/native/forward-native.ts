@@ -5,6 +5,7 @@ import {
   startUpstreamAttempt,
   upstreamOutcome,
 } from '../../../shared/src/observability/upstream-observation.ts';
+import { currentDraft, noteUpstreamAttempt } from '../../../shared/src/request-log/request-draft.ts';
 import { scrubSecrets } from '../../../shared/src/upstream/secret-scrubber.ts';
 import {
   type ForwardRequest,
@@ -71,6 +72,7 @@ export async function forwardNative(
   call: NativeCall,
 ): Promise<NativeAnswer | NativeRejection> {
   const statuses: Array<number | null> = [];
+  const draft = currentDraft();
   for (let index = 0; index < call.targets.length; index += 1) {
     const target = call.targets[index] as NativeTarget;
     const { provider, native_id: model } = target.route;
@@ -80,6 +82,8 @@ export async function forwardNative(
       // A half-open channel whose one probe another request holds: skipped.
       if (admitted !== true && !(await admitted)) continue;
     }
+    // The request log's provider and channel: the attempt that is made (an attempt skipped is none).
+    if (draft !== undefined) noteUpstreamAttempt(draft, provider, channel?.id ?? null);
     const span = startUpstreamAttempt(call.operation ?? 'chat', provider, model, channel?.id);
     const more = index < call.targets.length - 1;
     let response: UpstreamResponse;

@@ -36,6 +36,7 @@ import {
   videoSchema,
 } from '../schemas/media-response.schema.ts';
 import { errorSchema, modelListSchema, modelSchema, pricingSchema } from '../schemas/model.schema.ts';
+import { requestListSchema, requestRecordSchema } from '../schemas/request-record.schema.ts';
 import { usageRowSchema } from '../schemas/usage-row.schema.ts';
 import { balanceSchema, usageListSchema } from '../schemas/wallet.schema.ts';
 
@@ -82,6 +83,8 @@ export const COMPONENTS = {
   LedgerList: ledgerListSchema,
   TopUp: topUpSchema,
   Invitation: invitationSchema,
+  RequestRecord: requestRecordSchema,
+  RequestList: requestListSchema,
 } as const satisfies Record<string, object>;
 
 const NAMES = new Map<object, string>(Object.entries(COMPONENTS).map(([name, schema]) => [schema, name]));

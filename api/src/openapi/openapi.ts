@@ -67,6 +67,10 @@ const TAGS = [
   { name: 'Audio', description: 'Text to speech and speech to text, answered when the worker job is done.' },
   { name: 'Videos', description: 'Video renders: created at once (202), then polled and downloaded.' },
   { name: 'Account', description: 'The key’s account: its wallet and its usage.' },
+  {
+    name: 'Requests',
+    description: 'The request log: any answer’s `X-Request-Id` looked up (the key’s own account only).',
+  },
   { name: 'Operator: accounts', description: 'Open, find, read and (de)activate accounts.' },
   { name: 'Operator: keys', description: 'An account’s API keys and their settings.' },
   { name: 'Operator: wallet', description: 'Top-ups and the ledger of an account.' },
@@ -76,6 +80,7 @@ const TAGS = [
       'The live catalogue: enable, disable and price models, the exchange rate, the markup, the history of changes.',
   },
   { name: 'Operator: console links', description: 'One-time links setting an account’s console password.' },
+  { name: 'Operator: requests', description: 'The request log of every account: by id, or filtered pages.' },
   {
     name: 'Operator: vouchers and payments',
     description: 'Prepaid vouchers, and the top-ups accounts paid through the payment gateway.',

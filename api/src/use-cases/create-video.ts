@@ -63,6 +63,8 @@ export async function createVideo(deps: CreateVideoDeps, input: CreateVideoInput
   // process's lease (gone within a lease if the process died); from here it lives until the
   // deadline plus a margin (shared/src/media-jobs/video-hold.ts).
   handHoldTo(admission, 'job');
+  // Its record is completed (status, cost) when the render ends, by the worker.
+  if (admission.draft !== undefined) admission.draft.jobId = job.id;
   await deps.billing
     .transferHold?.({
       requestId: job.id,

@@ -16,6 +16,7 @@ import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-j
 import { type MediaStorage, storedKeysOf } from '../../../shared/src/media-jobs/media-storage.ts';
 import { jobCharge } from '../../../shared/src/media-jobs/settle-job.ts';
 import { NO_TOKENS, observeCharge } from '../../../shared/src/observability/charge-observation.ts';
+import { noteCharge } from '../../../shared/src/request-log/request-draft.ts';
 import { type AdmissionContext, queueChargeReplacingHold } from '../admission/admission-context.ts';
 import type { JobWaiter } from '../media/job-waiter.ts';
 
@@ -140,6 +141,13 @@ async function deliver(
     deps.billing.settleDeferred(jobCharge(job, model.id, costMicros)),
   );
   observeCharge(model.id, result.provider ?? 'unknown', NO_TOKENS, costMicros);
+  noteCharge(admission.draft, {
+    model: model.id,
+    costMicros,
+    inputTokens: 0,
+    outputTokens: 0,
+    provider: result.provider ?? null,
+  });
   return { job: delivered, result, costMicros };
 }
 

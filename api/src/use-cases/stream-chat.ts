@@ -2,6 +2,7 @@ import { observeTimeToFirstToken } from '../../../shared/src/observability/http-
 import type { ChatStream } from '../../../shared/src/providers/chat-route.ts';
 import { type ChatChunk, UpstreamStreamError } from '../../../shared/src/providers/chat-types.ts';
 import { usableRoutes } from '../../../shared/src/providers/provider-registry.ts';
+import { noteFailedAfterStatus } from '../../../shared/src/request-log/request-draft.ts';
 import { firstSuccessfulRoute } from '../../../shared/src/upstream/route-attempts.ts';
 import { type ChatDeps, settleUsage } from '../chat/chat-context.ts';
 import {
@@ -95,6 +96,7 @@ async function* relay<E>(
   } catch (err) {
     const end = brokenOff(err, call, input.signal);
     outcome = end.outcome;
+    if (end.outcome === 'failed') noteFailedAfterStatus(input.admission.draft, end.code ?? 502);
     if (end.lines !== undefined) yield end.lines;
     return;
   } finally {
@@ -151,15 +153,19 @@ function brokenOff(
   err: unknown,
   call: StreamCallSignal,
   answer: AbortSignal,
-): { outcome: 'failed' | 'gone'; lines?: string } {
+): { outcome: 'failed' | 'gone'; lines?: string; code?: number } {
   if (call.cut === 'stopping' && !call.draining)
-    return { outcome: 'failed', lines: sseData(streamErrorObject(503, STOPPING_MESSAGE)) + SSE_DONE };
+    return {
+      outcome: 'failed',
+      code: 503,
+      lines: sseData(streamErrorObject(503, STOPPING_MESSAGE)) + SSE_DONE,
+    };
   if (call.cut !== undefined) return { outcome: 'gone' };
   if (call.draining || answer.aborted) return { outcome: 'failed' };
   const status = err instanceof UpstreamStreamError ? err.status : 502;
   const message = err instanceof UpstreamStreamError ? err.message : 'The provider stream broke off.';
   // One write: the error event and the terminator.
-  return { outcome: 'failed', lines: sseData(streamErrorObject(status, message)) + SSE_DONE };
+  return { outcome: 'failed', code: status, lines: sseData(streamErrorObject(status, message)) + SSE_DONE };
 }
 
 /** What the client of a stream the api ends because it stops reads in the error event. */

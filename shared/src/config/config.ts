@@ -40,6 +40,18 @@ export interface Config {
   readonly redis: RedisSettings;
   /** The durable store: MongoDB when `MONGO_URL` is set, else SQLite at `SQLITE_PATH`. */
   readonly store: StoreConfig;
+  /** The request log (docs/request-log.md): its own SQLite file, or a MongoDB collection. */
+  readonly requestLog: {
+    /**
+     * `REQUEST_LOG_ENABLED`: whether requests are recorded (default true). Off, no record is made
+     * (the bench's baseline); the records already stored can still be read.
+     */
+    readonly enabled: boolean;
+    /** `REQUEST_LOG_PATH`: the log's SQLite file (the SQLite store only). */
+    readonly path: string;
+    /** `REQUEST_LOG_RETENTION_DAYS`: records older than this are deleted. */
+    readonly retentionDays: number;
+  };
   readonly s3: {
     readonly endpoint: string | undefined;
     readonly region: string;
@@ -335,6 +347,9 @@ const envSchema = z.object({
   MONGO_SERVER_SELECTION_TIMEOUT_MS: int(100, 120_000).default(5_000),
   SQLITE_PATH: z.string().trim().min(1).default('.local/gateway.db'),
   SQLITE_BUSY_TIMEOUT_MS: int(10, 120_000).default(5_000),
+  REQUEST_LOG_ENABLED: bool.default(true),
+  REQUEST_LOG_PATH: z.string().trim().min(1).default('.local/requests.db'),
+  REQUEST_LOG_RETENTION_DAYS: int(1, 3650).default(30),
   S3_ENDPOINT: optional(url(['http:', 'https:'])),
   S3_REGION: z.string().trim().min(1).default('us-east-1'),
   S3_ACCESS_KEY_ID: optional(z.string().min(1)),
@@ -612,6 +627,11 @@ export function loadConfig(env: Env): Config {
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     redis,
     store: storeOf(e),
+    requestLog: {
+      enabled: e.REQUEST_LOG_ENABLED,
+      path: e.REQUEST_LOG_PATH,
+      retentionDays: e.REQUEST_LOG_RETENTION_DAYS,
+    },
     s3: {
       endpoint: e.S3_ENDPOINT,
       region: e.S3_REGION,

@@ -13,6 +13,7 @@ import {
 } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
 import type { RouteIdentity } from '../providers/route-identity.ts';
+import { currentDraft, noteUpstreamAttempt } from '../request-log/request-draft.ts';
 import { scrubSecrets } from './secret-scrubber.ts';
 import {
   classifyTransportError,
@@ -63,6 +64,8 @@ export async function firstSuccessfulRoute<T, R extends RouteIdentity>(
     throw new AppError(502, 'upstream_error', 'upstream_error', 'No provider is configured for this model.');
   }
   const failures: UpstreamFailure[] = [];
+  // The api request this work serves, if any: its log record names the provider tried last.
+  const draft = currentDraft();
   for (let index = 0; index < routes.length; index += 1) {
     const route = routes[index] as R;
     const channel = route.channel;
@@ -70,6 +73,8 @@ export async function firstSuccessfulRoute<T, R extends RouteIdentity>(
       const admitted = channel.begin();
       if (admitted !== true && !(await admitted)) continue;
     }
+    // The request log's provider and channel: the attempt that is made (an attempt skipped is none).
+    if (draft !== undefined) noteUpstreamAttempt(draft, route.provider, channel?.id ?? null);
     const span = startUpstreamAttempt(operation, route.provider, route.nativeModel, channel?.id);
     let failure: UpstreamFailure;
     try {

@@ -11,6 +11,7 @@ import type { Logger } from '../../../shared/src/logging/logger.ts';
 import { configuredMediaHandoff } from '../../../shared/src/media-jobs/media-handoff.ts';
 import { createMediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import { WaiterLeases } from '../../../shared/src/media-jobs/waiter-lease.ts';
+import { createVideoRecords } from '../../../shared/src/request-log/video-records.ts';
 import type { Connections } from '../../../shared/src/runtime/connections.ts';
 import { withinMs } from '../../../shared/src/runtime/within.ts';
 import { installSecretScrubber } from '../../../shared/src/upstream/secret-scrubber.ts';
@@ -57,6 +58,8 @@ export async function createMediaWorkerDeps(
   );
   await catalogue.start();
   const stopRecovery = startRecoveryLoop(billing, logger);
+  // REQUEST_LOG_ENABLED=false: the api makes no record, so no video's record is completed.
+  const videoRecords = config.requestLog.enabled ? createVideoRecords(config, logger) : undefined;
   const deps: MediaWorkerDeps = {
     jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),
@@ -72,6 +75,7 @@ export async function createMediaWorkerDeps(
     config,
     now: () => new Date(),
     logger,
+    videoRecords,
   };
   return {
     deps,
@@ -87,6 +91,7 @@ export async function createMediaWorkerDeps(
       await billing.close();
       // Calls of jobs the stop left unfinished are not waited for: their jobs are rerun elsewhere.
       await withinMs(client.close(), CLIENT_CLOSE_MS);
+      if (videoRecords !== undefined) await withinMs(videoRecords.close(), CLIENT_CLOSE_MS);
     },
   };
 }

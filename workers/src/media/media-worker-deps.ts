@@ -7,6 +7,7 @@ import type { MediaHandoff } from '../../../shared/src/media-jobs/media-handoff.
 import type { MediaJobsRepository } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import type { MediaStorage } from '../../../shared/src/media-jobs/media-storage.ts';
 import type { WaiterCheck } from '../../../shared/src/media-jobs/waiter-lease.ts';
+import type { VideoRecords } from '../../../shared/src/request-log/video-records.ts';
 import type { UpstreamClient } from '../../../shared/src/upstream/upstream-client.ts';
 
 /** What the media processors need, wired once per worker process. */
@@ -25,4 +26,6 @@ export interface MediaWorkerDeps {
   readonly channels: ChannelRouting;
   readonly now: () => Date;
   readonly logger: Logger;
+  /** The request log records of the requests that started videos, completed when renders end. */
+  readonly videoRecords?: VideoRecords;
 }

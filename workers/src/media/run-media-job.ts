@@ -11,6 +11,7 @@ import {
   type MediaKind,
 } from '../../../shared/src/media-jobs/media-job.ts';
 import { newAttemptId } from '../../../shared/src/media-jobs/media-storage.ts';
+import { failedRender } from '../../../shared/src/request-log/video-records.ts';
 import type { MediaWorkerDeps } from './media-worker-deps.ts';
 
 /** What a processor's work produced: the result to record, and what to delete if nobody wants it. */
@@ -111,6 +112,16 @@ export async function runMediaJob(
   }
   if (completed === null)
     return discardAttempt(deps, job.id, completion.storedKeys, handoffsOf(completion.result), log);
+  if (kind === 'video')
+    deps.videoRecords?.complete(job.id, {
+      status: 200,
+      outcome: 'completed',
+      errorCode: null,
+      costMicros: completion.costMicros ?? 0n,
+      provider: 'provider' in completion.result ? (completion.result.provider ?? null) : null,
+      // The channel that accepted the render (none on the demo simulator).
+      channelId: completed.operation?.channelId ?? null,
+    });
   return completedReturn(completion.result);
 }
 
@@ -159,8 +170,10 @@ async function cancelUnawaited(
 async function fail(deps: MediaWorkerDeps, job: MediaJob, error: MediaJobError): Promise<void> {
   await deps.jobs.markFailed(job.id, error, deps.now());
   // The api holds and releases for the requests it answers itself; a video's hold is the worker's.
-  if (job.kind === 'video')
+  if (job.kind === 'video') {
     await deps.billing.release({ requestId: job.id, accountId: job.accountId, keyId: job.keyId });
+    deps.videoRecords?.complete(job.id, failedRender(error));
+  }
 }
 
 function isRetryable(err: unknown): boolean {

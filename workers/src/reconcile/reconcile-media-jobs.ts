@@ -9,6 +9,7 @@ import type {
 } from '../../../shared/src/media-jobs/media-jobs.repository.ts';
 import { type MediaStorage, storedKeysOf } from '../../../shared/src/media-jobs/media-storage.ts';
 import { VIDEO_HOLD_MARGIN_MS } from '../../../shared/src/media-jobs/video-hold.ts';
+import { failedRender, type VideoRecords } from '../../../shared/src/request-log/video-records.ts';
 import { type PassLoop, startPassLoop } from './pass-loop.ts';
 
 /**
@@ -46,6 +47,8 @@ export interface ReconcileDeps {
   readonly settings: ReconcileSettings;
   readonly now: () => Date;
   readonly logger: Logger;
+  /** The request log records of the requests that started videos (a render failed here ends one). */
+  readonly videoRecords?: Pick<VideoRecords, 'complete'> | undefined;
 }
 
 export interface ReconcileSettings {
@@ -219,6 +222,7 @@ async function failVideo(deps: ReconcileDeps, job: MediaJob, now: Date): Promise
   const failed = await deps.jobs.markFailed(job.id, DEADLINE_ERROR, now);
   if (failed === null) return false;
   await deps.billing.release({ requestId: job.id, accountId: job.accountId, keyId: job.keyId });
+  deps.videoRecords?.complete(job.id, failedRender(DEADLINE_ERROR));
   await removeQueueEntry(deps, job);
   return true;
 }

@@ -19,7 +19,9 @@ import { type SweepReport, startMediaSweeper } from './sweep-stored-media.ts';
 export function startMediaReconciler(
   config: Config,
   redis: Redis,
-  media: Pick<MediaWorkerDeps, 'jobs' | 'storage'> & { readonly handoff: Pick<MediaHandoff, 'drop'> },
+  media: Pick<MediaWorkerDeps, 'jobs' | 'storage' | 'videoRecords'> & {
+    readonly handoff: Pick<MediaHandoff, 'drop'>;
+  },
   billing: Pick<Billing, 'release' | 'restoreHold'>,
   logger: Logger,
 ): { loop: ReconcilerLoop; sweeper: PassLoop<SweepReport>; close(): Promise<void> } {
@@ -50,6 +52,7 @@ export function startMediaReconciler(
       },
       now: () => new Date(),
       logger: logger.child({ module: 'reconciler' }),
+      videoRecords: media.videoRecords,
     },
     intervalMs,
     lockFor('reconcile', intervalMs),

@@ -18,6 +18,8 @@ import type {
   Overview,
   Payment,
   QueueCounts,
+  RequestPage,
+  RequestRecord,
   SelfServeSettings,
   Session,
   StartedPayment,
@@ -203,6 +205,44 @@ export const accountPayments = async (accountId: string, signal?: AbortSignal) =
 
 // ---- upstream channels (operator)
 
+// ---- request log (holder: own account; operator: every account)
+
+export interface RequestQuery {
+  readonly account_id?: string;
+  readonly key_id?: string;
+  readonly model?: string;
+  readonly status?: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly cursor?: string;
+  readonly limit?: number;
+}
+
+const requestsPath = (operator: boolean) => (operator ? '/operator/requests' : '/requests');
+
+/** Only the filters that are set (an empty one is no filter). */
+function setFilters(query: RequestQuery): Record<string, string | number> {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')) as Record<
+    string,
+    string | number
+  >;
+}
+
+export const listRequests = (operator: boolean, query: RequestQuery, signal?: AbortSignal) =>
+  consoleApi<RequestPage>('GET', requestsPath(operator), { query: setFilters(query), signal });
+
+export const getRequest = (operator: boolean, id: string, signal?: AbortSignal) =>
+  consoleApi<RequestRecord>('GET', `${requestsPath(operator)}/${encodeURIComponent(id)}`, { signal });
+
+/** The filtered range as a CSV file (streamed by the server; a Blob to save). */
+export async function requestsCsv(operator: boolean, query: RequestQuery): Promise<Blob> {
+  const { cursor: _cursor, limit: _limit, ...range } = query;
+  const response = await consoleFetch('GET', requestsPath(operator), {
+    query: { ...setFilters(range), format: 'csv' },
+    headers: { accept: 'text/csv' },
+  });
+  return response.blob();
+}
 export const listChannels = async (signal?: AbortSignal) =>
   (await consoleApi<List<Channel>>('GET', '/channels', { signal })).data;
 

@@ -267,6 +267,41 @@ export interface CreatedVouchers {
   readonly note: string | null;
 }
 
+/** A request log record (docs/request-log.md). */
+export interface RequestRecord {
+  readonly id: string;
+  readonly object: 'request';
+  readonly created: number;
+  readonly account_id: string;
+  readonly key_id: string;
+  readonly key_last4: string;
+  readonly method: string;
+  readonly path: string;
+  readonly endpoint: string;
+  readonly model: string | null;
+  readonly provider: string | null;
+  readonly channel_id: string | null;
+  readonly attempts: number;
+  readonly status: number;
+  readonly error_code: string | number | null;
+  readonly outcome: 'completed' | 'failed' | 'client_gone';
+  readonly stream: boolean;
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cached_tokens: number;
+  readonly reasoning_tokens: number;
+  readonly cost: number;
+  readonly latency_ms: number;
+  readonly ttft_ms: number | null;
+  readonly ip: string | null;
+}
+
+export interface RequestPage {
+  readonly object: 'list';
+  readonly data: readonly RequestRecord[];
+  readonly next_cursor: string | null;
+}
+
 /** An upstream channel, as `/console/api/channels` answers it (docs/channels.md). */
 export interface Channel {
   id: string;

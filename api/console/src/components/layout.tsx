@@ -8,6 +8,7 @@ const HOLDER_NAV: readonly (readonly [string, MessageKey])[] = [
   [paths.overview, 'nav.overview'],
   [paths.keys, 'nav.keys'],
   [paths.usage, 'nav.usage'],
+  [paths.requests, 'nav.requests'],
   [paths.wallet, 'nav.wallet'],
   [paths.models, 'nav.models'],
   [paths.playground, 'nav.playground'],
@@ -17,6 +18,7 @@ const HOLDER_NAV: readonly (readonly [string, MessageKey])[] = [
 
 const OPERATOR_NAV: readonly (readonly [string, MessageKey])[] = [
   [paths.operatorAccounts, 'nav.accounts'],
+  [paths.operatorRequests, 'nav.requests'],
   [paths.operatorChannels, 'nav.channels'],
   [paths.operatorQueues, 'nav.queues'],
   [paths.operatorVouchers, 'nav.vouchers'],

@@ -12,6 +12,7 @@ import { modelsRoutes } from './models.route.ts';
 import { overviewRoutes } from './overview.route.ts';
 import { playgroundRoutes } from './playground.route.ts';
 import { queuesRoutes } from './queues.route.ts';
+import { holderRequestsRoutes, operatorRequestsRoutes } from './requests.route.ts';
 import { holderPaymentsRoutes, operatorSelfServeRoutes, signUpRoutes } from './self-serve.route.ts';
 import { currentSessionRoutes, holderSessionRoutes, signInRoutes } from './session.route.ts';
 import { usageRoutes } from './usage.route.ts';
@@ -72,5 +73,8 @@ export async function consoleApiRoutes(app: FastifyInstance, appDeps: AppDeps): 
   await app.register(holderPaymentsRoutes, deps);
   await app.register(operatorSelfServeRoutes, deps);
   await app.register(catalogueRoutes, deps);
+  const withLog = { ...deps, requestLog: services.requestLog };
+  await app.register(holderRequestsRoutes, withLog);
+  await app.register(operatorRequestsRoutes, withLog);
   await app.register(operatorChannelsRoutes, { ...deps, channelAdmin: channelAdminOf(appDeps) });
 }

@@ -215,3 +215,35 @@ describe('OpenAI-compatible upstreams declared in configuration', () => {
     expect(problemsOf({ ...minimal, OPENAI_COMPATIBLE_UPSTREAMS: 'openai' })[0]).toMatch(/built-in provider/);
   });
 });
+
+describe('the request log settings', () => {
+  it('default to on, .local/requests.db and 30 days', () => {
+    expect(loadConfig(minimal).requestLog).toEqual({
+      enabled: true,
+      path: '.local/requests.db',
+      retentionDays: 30,
+    });
+    expect(
+      loadConfig({ ...minimal, REQUEST_LOG_PATH: '/data/log.db', REQUEST_LOG_RETENTION_DAYS: '7' })
+        .requestLog,
+    ).toEqual({ enabled: true, path: '/data/log.db', retentionDays: 7 });
+  });
+
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['no', false],
+    ['true', true],
+    ['1', true],
+  ])('read REQUEST_LOG_ENABLED=%s', (value, enabled) => {
+    expect(loadConfig({ ...minimal, REQUEST_LOG_ENABLED: value }).requestLog.enabled).toBe(enabled);
+  });
+
+  it.each(['off', 'maybe'])('refuse REQUEST_LOG_ENABLED=%s', (value) => {
+    expect(() => loadConfig({ ...minimal, REQUEST_LOG_ENABLED: value })).toThrow(ConfigError);
+  });
+
+  it.each(['0', '3651', 'ten', '1.5'])('refuse REQUEST_LOG_RETENTION_DAYS=%s', (value) => {
+    expect(() => loadConfig({ ...minimal, REQUEST_LOG_RETENTION_DAYS: value })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,97 @@
+import type { Logger } from '../logging/logger.ts';
+import {
+  countDroppedQueueFull,
+  countDroppedUnwritten,
+  trackRequestLogBacklog,
+} from '../observability/request-log-metrics.ts';
+import { GroupCommit } from '../runtime/group-commit.ts';
+import type { RequestLogStore } from './request-log-store.ts';
+import type { RequestCompletion, RequestRecord } from './request-record.ts';
+
+export interface RequestLogWriterOptions {
+  /** The longest a record waits in memory before its batch is written; default 200 ms. */
+  readonly flushMs?: number;
+  /** Records per batch (one store transaction); default 500. */
+  readonly maxBatch?: number;
+  /** Records that may wait; more are dropped and counted. Default 20 000. */
+  readonly maxQueued?: number;
+}
+
+/** How often a failing store is logged, at most. */
+const FAILURE_LOG_EVERY_MS = 10_000;
+
+/**
+ * Writes request records off the request's path (docs/request-log.md): `record` queues and
+ * returns at once; batches are written by group commit. A queue at its bound, or a batch the store
+ * refuses, loses its records, counted in `gateway_request_log_dropped_total`: no request ever
+ * waits for the log or fails because of it. `close` writes what waits (a graceful stop).
+ */
+export class RequestLogWriter {
+  readonly #store: RequestLogStore;
+  readonly #logger: Logger;
+  readonly #maxQueued: number;
+  readonly #commit: GroupCommit<RequestRecord>;
+  readonly #untrack: () => void;
+  #closed = false;
+  #loggedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(store: RequestLogStore, logger: Logger, options: RequestLogWriterOptions = {}) {
+    this.#store = store;
+    this.#logger = logger;
+    this.#maxQueued = options.maxQueued ?? 20_000;
+    this.#commit = new GroupCommit<RequestRecord>(
+      (batch) => store.insertMany(batch),
+      (err, batch) => this.#lost(err, batch.length),
+      { flushMs: options.flushMs ?? 200, maxBatch: options.maxBatch ?? 500 },
+    );
+    this.#untrack = trackRequestLogBacklog(() => this.#commit.waiting);
+  }
+
+  get store(): RequestLogStore {
+    return this.#store;
+  }
+
+  /** Queues a record; never throws, never waits. */
+  record(record: RequestRecord): void {
+    if (this.#closed || this.#commit.waiting >= this.#maxQueued) {
+      countDroppedQueueFull();
+      return;
+    }
+    this.#commit.add(record);
+  }
+
+  /**
+   * Completes a stored record (a video's render ended). The record may still be in memory (it was
+   * queued at the 202): it is written first. Failures are logged, never thrown.
+   */
+  async completeJob(jobId: string, completion: RequestCompletion): Promise<boolean> {
+    try {
+      if (await this.#store.completeJob(jobId, completion)) return true;
+      await this.#commit.flush();
+      return await this.#store.completeJob(jobId, completion);
+    } catch (err) {
+      this.#lost(err, 0);
+      return false;
+    }
+  }
+
+  /** Resolves once what was queued before the call is written (or dropped). */
+  flush(): Promise<void> {
+    return this.#commit.flush();
+  }
+
+  /** Writes what waits; later records are dropped (counted). The store stays open. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#commit.close();
+    this.#untrack();
+  }
+
+  #lost(err: unknown, count: number): void {
+    if (count > 0) countDroppedUnwritten(count);
+    const now = Date.now();
+    if (now - this.#loggedAt < FAILURE_LOG_EVERY_MS) return;
+    this.#loggedAt = now;
+    this.#logger.warn({ err, records: count }, 'request log: records could not be written (dropped)');
+  }
+}

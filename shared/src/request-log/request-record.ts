@@ -1,0 +1,126 @@
+import { microsToIrt } from '../billing/money.ts';
+
+/** How a request ended: answered in full, failed (before or after its status), or its client left. */
+export type RequestOutcome = 'completed' | 'failed' | 'client_gone';
+export const REQUEST_OUTCOMES: readonly RequestOutcome[] = ['completed', 'failed', 'client_gone'];
+
+/**
+ * One authenticated request, as the request log keeps it (docs/request-log.md). Nothing of what
+ * was asked or answered (prompt, messages, output, media) is ever part of it.
+ */
+export interface RequestRecord {
+  /** The request's `X-Request-Id` (`req_` + 9 base-36 digits of its millisecond + 16 random characters). */
+  readonly id: string;
+  /** When the request arrived, in Unix milliseconds (the id's time part). */
+  readonly createdMs: number;
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly keyLast4: string;
+  readonly method: string;
+  /** The path without its query string (a key may travel in `?key=`). */
+  readonly path: string;
+  /** `chat`, `embeddings`, `images`, `speech`, `transcription`, `video`, `native:<provider>`, … */
+  readonly endpoint: string;
+  /** The model as answered; null when none was resolved. */
+  readonly model: string | null;
+  /** The provider that answered (or was tried last); null when no upstream was reached. */
+  readonly provider: string | null;
+  /** The upstream channel of that provider's attempt; null when it had none (the demo simulator). */
+  readonly channelId: string | null;
+  /** Upstream attempts made (fallbacks included). */
+  readonly attempts: number;
+  /** The HTTP status sent (a stream failing after its 200 keeps 200). */
+  readonly status: number;
+  /** The spec's error code, or null. */
+  readonly errorCode: string | null;
+  readonly outcome: RequestOutcome;
+  readonly stream: boolean;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedTokens: number;
+  readonly reasoningTokens: number;
+  /** What was charged, in µIRT (0 when nothing was); the answer's `service.cost`. */
+  readonly costMicros: bigint;
+  readonly latencyMs: number;
+  /** Time to the first streamed output; null for answers that are not streams. */
+  readonly ttftMs: number | null;
+  readonly ip: string | null;
+  /** The media job the request started (a video, completed when its render ends); never answered. */
+  readonly jobId?: string | null;
+}
+
+/** What a render's end changes in a video's record (written at its 202). */
+export interface RequestCompletion {
+  readonly status: number;
+  readonly outcome: RequestOutcome;
+  readonly errorCode: string | null;
+  readonly costMicros: bigint;
+  readonly provider?: string | null;
+  /** The channel that rendered it (a video's `operation.channelId`), when known. */
+  readonly channelId?: string | null;
+  readonly model?: string | null;
+}
+
+/** A request is an error for the `status=error` filter when it did not complete or was answered 4xx/5xx. */
+export function isErrorRecord(record: Pick<RequestRecord, 'status' | 'outcome'>): boolean {
+  return record.outcome !== 'completed' || record.status >= 400;
+}
+
+const ID_PATTERN = /^req_([0-9a-z]{9})([A-Za-z0-9_-]{16})$/;
+
+/** The parts of a request id: its millisecond and its 12 random bytes; null for any other text. */
+export function parseRequestId(id: string): { readonly ms: number; readonly random: Buffer } | null {
+  const match = ID_PATTERN.exec(id);
+  if (match === null) return null;
+  const ms = Number.parseInt(match[1] as string, 36);
+  if (!Number.isSafeInteger(ms)) return null;
+  return { ms, random: Buffer.from(match[2] as string, 'base64url') };
+}
+
+/** The request id made of its parts (the inverse of `parseRequestId`). */
+export function formatRequestId(ms: number, random: Uint8Array): string {
+  return `req_${ms.toString(36).padStart(9, '0')}${Buffer.from(random).toString('base64url')}`;
+}
+
+/** The smallest id of a millisecond (ids sort by their time part first). */
+export function requestIdFloor(ms: number): string {
+  return `req_${Math.max(0, ms).toString(36).padStart(9, '0')}`;
+}
+
+/** The record as the API answers it (`object: "request"`). */
+export function requestRecordObject(record: RequestRecord) {
+  return {
+    id: record.id,
+    object: 'request' as const,
+    created: Math.floor(record.createdMs / 1000),
+    account_id: record.accountId,
+    key_id: record.keyId,
+    key_last4: record.keyLast4,
+    method: record.method,
+    path: record.path,
+    endpoint: record.endpoint,
+    model: record.model,
+    provider: record.provider,
+    channel_id: record.channelId,
+    attempts: record.attempts,
+    status: record.status,
+    error_code: wireErrorCode(record.errorCode),
+    outcome: record.outcome,
+    stream: record.stream,
+    input_tokens: record.inputTokens,
+    output_tokens: record.outputTokens,
+    cached_tokens: record.cachedTokens,
+    reasoning_tokens: record.reasoningTokens,
+    cost: microsToIrt(record.costMicros),
+    latency_ms: record.latencyMs,
+    ttft_ms: record.ttftMs,
+    ip: record.ip,
+  };
+}
+
+export type RequestRecordObject = ReturnType<typeof requestRecordObject>;
+
+/** A mid-stream error's code is the provider's HTTP status, a number in the spec: kept a number. */
+function wireErrorCode(code: string | null): string | number | null {
+  return code !== null && /^\d{3}$/.test(code) ? Number(code) : code;
+}
