@@ -72,7 +72,7 @@ export async function createApiServices(
 ): Promise<ApiServices> {
   // The configured credentials, scrubbed by value from upstream text and log lines from now on.
   installSecretScrubber(config, logger);
-  const subscriber: Redis = createRedis(config.redis.url, { connectionName: 'key-cache' });
+  const subscriber: Redis = createRedis(config.redis, { connectionName: 'key-cache' });
   const accounts = createAccounts({
     store: connections.store,
     redis: connections.redis,
@@ -101,15 +101,15 @@ export async function createApiServices(
   );
   // The api only adds jobs (no blocking commands): its queue connection fails fast like the api's
   // own, so a request whose enqueue meets a Redis outage answers 503 instead of waiting for Redis.
-  const queueConnection = createRedis(config.redis.url, { connectionName: 'api-queues' });
-  const queues = createQueues(queueConnection, config.queues.prefix);
+  const queueConnection = createRedis(config.redis, { connectionName: 'api-queues' });
+  const queues = createQueues(queueConnection, config.queues.bullmqPrefix);
   // Their depth and oldest waiting job are read at each scrape of /metrics.
   const untrackQueues = trackQueues(queues);
   const leases = new WaiterLeases(connections.redis, {
     prefix: config.queues.prefix,
     leaseMs: config.media.waiterLeaseMs,
   });
-  const waiter = new JobWaiter(config.redis.url, config.queues.prefix, SYNCHRONOUS_QUEUES, leases);
+  const waiter = new JobWaiter(config.redis, config.queues.bullmqPrefix, SYNCHRONOUS_QUEUES, leases);
   const media: MediaDeps = {
     jobs: connections.store.mediaJobs,
     storage: createMediaStorage(connections.s3, config.s3.bucket),

@@ -43,6 +43,15 @@ export async function startBackingServices(context: BackingServicesContext): Pro
 async function ensureRedis(context: BackingServicesContext): Promise<NodeJS.ProcessEnv> {
   const existing = envValue(context.env, 'REDIS_URL');
   if (existing !== undefined) return useExisting('REDIS_URL', existing);
+  // A Cluster or a Sentinel-managed primary given: no redis-server of the stack's own (the api and
+  // the worker check the topology, and refuse a second mode, at their start).
+  for (const name of ['REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const) {
+    const nodes = envValue(context.env, name);
+    if (nodes !== undefined) {
+      stackLog(`using ${name}=${nodes} (no redis-server started)`);
+      return {};
+    }
+  }
   const command = findExecutable('redis-server', context.env.PATH);
   if (command === undefined) {
     throw new StackError(

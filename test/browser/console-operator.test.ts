@@ -6,9 +6,9 @@
  * rows shown (each page's time printed). Screenshots under test-output/screenshots/.
  */
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createRedis } from '../../shared/src/redis/redis.ts';
 import { TEST_ADMIN_TOKEN } from '../helpers/admin-client.ts';
 import type { ListeningApp } from '../helpers/listening-app.ts';
 import { navTo, newContext, screenshot, settled, watchPageErrors } from './support/browser.ts';
@@ -273,8 +273,8 @@ describe('web console: the operator', { timeout: STEP_TIMEOUT }, () => {
 
 /** Two image jobs that failed for good (a throwaway worker on the gateway's queue), newest first. */
 async function failTwoImageJobs(gateway: ListeningApp): Promise<string[]> {
-  const connection = new Redis(gateway.config.redis.url, { maxRetriesPerRequest: null });
-  const prefix = gateway.config.queues.prefix;
+  const connection = createRedis(gateway.config.redis, { forBullmq: true });
+  const prefix = gateway.config.queues.bullmqPrefix;
   const queue = new Queue('image', { connection, prefix });
   const ids = [`failing-${Date.now()}-a`, `failing-${Date.now()}-b`];
   for (const jobId of ids) await queue.add('image.generate', { jobId }, { jobId, attempts: 1 });

@@ -169,10 +169,10 @@ async function startRun(style: (family: Family) => string): Promise<Run> {
   const worker = captureLogger('info');
   const connections: Connections = await openConnections(config, 'worker-test', worker.logger);
   const media = await createMediaWorkerDeps(config, connections, worker.logger);
-  const connection = createRedis(config.redis.url, { forBullmq: true });
+  const connection = createRedis(config.redis, { forBullmq: true });
   const workers: Worker[] = runWorkers({
     connection,
-    prefix: config.queues.prefix,
+    prefix: config.queues.bullmqPrefix,
     queues: config.worker.queues,
     concurrency: config.worker.concurrency,
     lockDurationMs: config.worker.lockDurationMs,

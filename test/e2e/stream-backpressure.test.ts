@@ -172,7 +172,7 @@ describe('a client that stops reading a stream', () => {
     const before = await g.balanceMicros(funded.accountId);
     const holds = billingKeys(`${g.gateway.config.queues.prefix}:billing:`).walletHolds(funded.accountId);
     const heldTotal = async () => Number((await redis.hget(holds.amounts, 'total')) ?? '0');
-    const redis = createRedis(g.gateway.config.redis.url);
+    const redis = createRedis(g.gateway.config.redis);
     try {
       const response = await openUnread('/v1/chat/completions', V1_BODY);
       await providerStalls();

@@ -60,9 +60,19 @@ export function testEnvironment(
 ): Record<string, string | undefined> {
   const stack = inject('stack');
   const suffix = uniqueSuffix();
+  // A test that names its own Redis (REDIS_URL, a Cluster, sentinels) gets that one, even on a
+  // Cluster run; the others get the stack's Cluster (TEST_REDIS_MODE=cluster) or its one node.
+  const own = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'].some(
+    (name) => overrides[name] !== undefined,
+  );
+  const redis = own
+    ? { REDIS_URL: undefined }
+    : stack.redisClusterNodes !== undefined
+      ? { REDIS_URL: undefined, REDIS_CLUSTER_NODES: stack.redisClusterNodes }
+      : { REDIS_URL: stack.redisUrl };
   return {
     LOG_LEVEL: 'silent',
-    REDIS_URL: stack.redisUrl,
+    ...redis,
     ...testStoreEnvironment(suffix),
     S3_ENDPOINT: stack.s3.endpoint,
     S3_ACCESS_KEY_ID: stack.s3.accessKeyId,
@@ -74,6 +84,20 @@ export function testEnvironment(
     CHANNEL_FAILURE_THRESHOLD: '100',
     CHANNEL_SECRET_KEY: TEST_CHANNEL_SECRET_KEY,
     ...overrides,
+  };
+}
+
+/** The variables naming the Redis of `config` (any mode), for another process that must share it. */
+export function redisEnvironmentOf(config: Config): Record<string, string | undefined> {
+  const { redis } = config;
+  const nodes = (list: readonly { host: string; port: number }[]) =>
+    list.map((n) => `${n.host}:${n.port}`).join(',');
+  if (redis.mode === 'single') return { REDIS_URL: redis.url };
+  if (redis.mode === 'cluster') return { REDIS_URL: undefined, REDIS_CLUSTER_NODES: nodes(redis.nodes) };
+  return {
+    REDIS_URL: undefined,
+    REDIS_SENTINELS: nodes(redis.sentinels),
+    REDIS_SENTINEL_MASTER: redis.masterName,
   };
 }
 

@@ -17,10 +17,10 @@ export async function startTestWorker(config: Config): Promise<TestWorker> {
   const logger = captureLogger('warn').logger;
   const connections = await openConnections(config, 'worker-test', logger);
   const media = await createMediaWorkerDeps(config, connections, logger);
-  const connection = createRedis(config.redis.url, { forBullmq: true });
+  const connection = createRedis(config.redis, { forBullmq: true });
   const workers = runWorkers({
     connection,
-    prefix: config.queues.prefix,
+    prefix: config.queues.bullmqPrefix,
     queues: config.worker.queues,
     concurrency: config.worker.concurrency,
     lockDurationMs: config.worker.lockDurationMs,

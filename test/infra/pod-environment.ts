@@ -103,7 +103,9 @@ export function requiredVariables(): string[] {
     return [];
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return err.problems.flatMap((problem) => /^(\w+) is required$/.exec(problem)?.[1] ?? []);
+    return err.problems.flatMap(
+      (problem) => /^(\w+) is required(?: \(or [^)]*\))?$/.exec(problem)?.[1] ?? [],
+    );
   }
 }
 

@@ -69,6 +69,8 @@ function triggerSettings(scaled: ScaledObject, pod: PodConfig, role: QueueName):
   const where = nameOf(scaled);
   const config = pod.config;
   if (config === undefined) return [];
+  if (config.redis.mode !== 'single')
+    return [`${where}: the triggers follow REDIS_URL; this pod sets ${config.redis.mode} Redis`];
   const url = new URL(config.redis.url);
   const problems: string[] = [];
   const min = scaled.spec.minReplicaCount ?? 0;

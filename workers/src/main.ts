@@ -24,13 +24,13 @@ async function main(): Promise<void> {
   // The channels, and the catalogue they serve as the operator changed it (like every api replica).
   const media = await createMediaWorkerDeps(config, connections, logger);
   const processors = createProcessors(media.deps);
-  const bullmqConnection = createRedis(config.redis.url, {
+  const bullmqConnection = createRedis(config.redis, {
     forBullmq: true,
     connectionName: 'worker-bullmq',
   });
   const workers = runWorkers({
     connection: bullmqConnection,
-    prefix: config.queues.prefix,
+    prefix: config.queues.bullmqPrefix,
     queues: config.worker.queues,
     concurrency: config.worker.concurrency,
     lockDurationMs: config.worker.lockDurationMs,

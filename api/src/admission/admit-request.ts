@@ -119,7 +119,7 @@ export function createAuthenticationHook(deps: AdmissionDeps) {
       accountId: key.accountId,
     });
     if (!isIpAllowed(key, request.ip)) {
-      const window = await deps.billing.rateWindow(key.id, key.rateLimit);
+      const window = await deps.billing.rateWindow(key.accountId, key.id, key.rateLimit);
       setRateHeaders(reply, window);
       throw refused(errors.ipNotAllowed());
     }

@@ -89,11 +89,13 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         expiresAt: now + maxAgeMs,
       };
       const digest = digestOf(token);
-      const write = redis.multi().set(sessionKey(digest), JSON.stringify(session), 'PX', idleMs);
+      // The account's index first, then the session: a session is never live unindexed (a digest
+      // indexed without its session is skipped). Two keys, two slots on a Cluster: no transaction.
       if (session.accountId !== null) {
-        write.sadd(accountKey(session.accountId), digest).pexpire(accountKey(session.accountId), maxAgeMs);
+        const index = accountKey(session.accountId);
+        await execAll(redis.multi().sadd(index, digest).pexpire(index, maxAgeMs));
       }
-      await execAll(write);
+      await redis.set(sessionKey(digest), JSON.stringify(session), 'PX', idleMs);
       return { token, session };
     },
 
@@ -123,14 +125,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       const digests = await redis.smembers(accountKey(accountId));
       const ending = digests.filter((digest) => digest !== keep);
       if (ending.length === 0) return;
-      const stored = await redis.mget(...ending.map(sessionKey));
+      // One key per command: the sessions live on different Cluster slots.
+      const stored = await Promise.all(ending.map((digest) => redis.get(sessionKey(digest))));
       await beforeEnd(stored.flatMap((text) => (text === null ? [] : [JSON.parse(text) as ConsoleSession])));
-      await execAll(
-        redis
-          .multi()
-          .del(...ending.map(sessionKey))
-          .srem(accountKey(accountId), ...ending),
-      );
+      await Promise.all(ending.map((digest) => redis.del(sessionKey(digest))));
+      await redis.srem(accountKey(accountId), ...ending);
     },
 
     async setPlaygroundKey(token, ref) {
@@ -144,9 +143,9 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   };
 
   async function forget(digest: string, accountId: string | null): Promise<void> {
-    const write = redis.multi().del(sessionKey(digest));
-    if (accountId !== null) write.srem(accountKey(accountId), digest);
-    await execAll(write);
+    // The session first, then its index entry (as endAllOf).
+    await redis.del(sessionKey(digest));
+    if (accountId !== null) await redis.srem(accountKey(accountId), digest);
   }
 }
 

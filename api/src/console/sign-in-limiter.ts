@@ -74,12 +74,15 @@ export function createSignInLimiter(options: SignInLimiterOptions): SignInLimite
   const ipCounter = (ip: string): Counter => ({ key: `${keyPrefix}sign-in:ip:${ip}`, limit: limits.perIp });
 
   /** Counts one more for each counter; refused when any is past its limit. */
+  // One transaction per counter: each counter is its own key (and Cluster slot), counted atomically.
   async function count(counters: readonly Counter[]): Promise<SignInAttempt> {
-    const multi = redis.multi();
-    for (const { key } of counters) multi.incr(key).pexpire(key, limits.windowMs, 'NX').pttl(key);
-    const results = await execAll(multi);
+    const results = await Promise.all(
+      counters.map(({ key }) =>
+        execAll(redis.multi().incr(key).pexpire(key, limits.windowMs, 'NX').pttl(key)),
+      ),
+    );
     return verdict(
-      counters.map(({ limit }, i) => [Number(results[i * 3]) > limit, Number(results[i * 3 + 2])]),
+      counters.map(({ limit }, i) => [Number(results[i]?.[0]) > limit, Number(results[i]?.[2])]),
     );
   }
 
@@ -104,9 +107,10 @@ export function createSignInLimiter(options: SignInLimiterOptions): SignInLimite
     },
 
     async succeeded(identity, ip) {
-      const multi = redis.multi().eval(TAKE_BACK, 1, ipCounter(ip).key);
-      if (identity !== null) multi.del(pairKey(identity, ip)).eval(TAKE_BACK, 1, accountKey(identity));
-      await execAll(multi);
+      const done: Promise<unknown>[] = [redis.eval(TAKE_BACK, 1, ipCounter(ip).key)];
+      if (identity !== null)
+        done.push(redis.del(pairKey(identity, ip)), redis.eval(TAKE_BACK, 1, accountKey(identity)));
+      await Promise.all(done);
     },
 
     async checkIp(ip) {

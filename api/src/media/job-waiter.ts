@@ -3,6 +3,7 @@ import type { QueueName } from '../../../shared/src/jobs/queue-names.ts';
 import type { MediaJob } from '../../../shared/src/media-jobs/media-job.ts';
 import type { WaiterLeases } from '../../../shared/src/media-jobs/waiter-lease.ts';
 import { createRedis, type Redis } from '../../../shared/src/redis/redis.ts';
+import type { RedisSettings } from '../../../shared/src/redis/redis-settings.ts';
 import { withinMs } from '../../../shared/src/runtime/within.ts';
 
 /** How often a waiting request re-reads its job even without an event (a missed event costs this). */
@@ -50,14 +51,15 @@ export class JobWaiter {
 
   /** `leases`: the leases this process holds on the jobs it waits for (waiter-lease.ts). */
   constructor(
-    redisUrl: string,
+    redis: string | RedisSettings,
+    /** BullMQ's prefix (`config.queues.bullmqPrefix`). */
     prefix: string,
     queues: readonly QueueName[],
     leases: Pick<WaiterLeases, 'hold' | 'release' | 'stop'>,
   ) {
     this.#leases = leases;
     for (const queue of queues) {
-      const connection = createRedis(redisUrl, { forBullmq: true, connectionName: `api-events-${queue}` });
+      const connection = createRedis(redis, { forBullmq: true, connectionName: `api-events-${queue}` });
       const events = new QueueEvents(queue, { connection, prefix });
       events.on('completed', ({ jobId, returnvalue }) => this.#wake(jobId, hintOf(returnvalue)));
       events.on('failed', ({ jobId }) => this.#wake(jobId, undefined));

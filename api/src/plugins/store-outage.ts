@@ -39,14 +39,20 @@ const REDIS_MESSAGES = new Set([
   "Stream isn't writeable and enableOfflineQueue options is false",
   'Connection is closed.',
   'Command timed out',
+  // A Cluster client while the cluster is re-forming (a master lost, slots moving).
+  "Cluster isn't ready and enableOfflineQueue options is false",
+  'None of startup nodes is available',
+  'Failed to refresh slots cache.',
+  'Node is disconnected',
 ]);
 /** Redis replies that mean "not now" (loading its data, a script running, failover). */
 const REDIS_TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN) /;
 
 function isRedisOutage(e: ErrorLike): boolean {
-  if (e.name === 'MaxRetriesPerRequestError') return true;
+  if (e.name === 'MaxRetriesPerRequestError' || e.name === 'ClusterAllFailedError') return true;
   const message = typeof e.message === 'string' ? e.message : '';
   if (REDIS_MESSAGES.has(message)) return true;
+  if (message.startsWith('Too many Cluster redirections.')) return true;
   if (e.name === 'AbortError' && message.startsWith('Command aborted due to connection close')) return true;
   return e.name === 'ReplyError' && REDIS_TRANSIENT_REPLY.test(message);
 }

@@ -58,12 +58,12 @@ export async function admit(deps: BillingDeps, input: AdmitInput): Promise<Admit
   validate(input);
   const month = monthOf(deps.clock(), deps.settings.timeZone);
   const walletHolds = deps.keys.walletHolds(input.accountId);
-  const keyHolds = deps.keys.keyHolds(input.keyId);
+  const keyHolds = deps.keys.keyHolds(input.accountId, input.keyId);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const reply = await deps.scripts.admit({
-      rateWindow: deps.keys.rateWindow(input.keyId),
+      rateWindow: deps.keys.rateWindow(input.accountId, input.keyId),
       walletSnapshot: deps.keys.walletSnapshot(input.accountId),
-      spendSnapshot: deps.keys.spendSnapshot(input.keyId, month),
+      spendSnapshot: deps.keys.spendSnapshot(input.accountId, input.keyId, month),
       walletHolds,
       keyHolds,
       args: [
@@ -99,10 +99,11 @@ export async function admit(deps: BillingDeps, input: AdmitInput): Promise<Admit
  */
 export async function peekRateWindow(
   deps: BillingDeps,
+  accountId: string,
   keyId: string,
   rateLimit: number,
 ): Promise<RateWindow> {
-  const [count, resetMs] = await deps.scripts.peekRate(deps.keys.rateWindow(keyId));
+  const [count, resetMs] = await deps.scripts.peekRate(deps.keys.rateWindow(accountId, keyId));
   if (resetMs < 0) return { limit: rateLimit, remaining: rateLimit, resetMs: deps.settings.rateWindowMs };
   return { limit: rateLimit, remaining: Math.max(0, rateLimit - count), resetMs };
 }

@@ -1,4 +1,5 @@
 import { ReplyError } from 'ioredis';
+import { groupBySlot } from '../redis/hash-tags.ts';
 import type { AdmitCall, AdmitReply } from './billing-scripts.ts';
 
 /**
@@ -25,18 +26,26 @@ interface Waiting {
  * if its own script call had failed: `READONLY …` after a failover still reads as an outage), and a
  * failed script call fails them all with its error.
  * Each admission stays what it was alone: the script checks the requests one after the other.
+ * With `groupOf` (on a Cluster: the slot of the call's keys), a batch leaves as one script call
+ * per group, each answered or failed on its own: a script runs on the keys of one slot only.
  */
 export function createAdmitBatcher(
   send: (calls: readonly AdmitCall[]) => Promise<readonly unknown[]>,
   maxBatch = MAX_ADMIT_BATCH,
+  groupOf?: (call: AdmitCall) => string,
 ): (call: AdmitCall) => Promise<AdmitReply> {
   let waiting: Waiting[] = [];
   let scheduled = false;
 
   const flush = (): void => {
     if (waiting.length === 0) return;
-    const batch = waiting;
+    const all = waiting;
     waiting = [];
+    if (groupOf === undefined) sendBatch(all);
+    else for (const group of groupBySlot(all, (w) => groupOf(w.call))) sendBatch(group);
+  };
+
+  const sendBatch = (batch: readonly Waiting[]): void => {
     send(batch.map((w) => w.call)).then(
       (replies) => {
         for (const [i, w] of batch.entries()) settle(w, replies[i]);

@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import { groupBySlot } from '../redis/hash-tags.ts';
+import { isCluster } from '../redis/redis.ts';
 import {
   ADMIT_KEYS_PER_CALL,
   ADMIT_LUA,
@@ -8,7 +10,7 @@ import {
   RESTORE_HOLD_LUA,
   SETTLE_LUA,
 } from './admission-scripts.ts';
-import { createAdmitBatcher } from './admit-batcher.ts';
+import { createAdmitBatcher, MAX_ADMIT_BATCH } from './admit-batcher.ts';
 import { type HoldKeys, type HoldSet, holdSetsOf } from './redis-keys.ts';
 
 /** What the admission script answers (see ADMIT_LUA). */
@@ -94,8 +96,14 @@ export interface BillingScripts {
 
 type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
 
-/** Registers the commands (EVALSHA with a fallback to EVAL, by ioredis) and wraps them. */
+/**
+ * Registers the commands (EVALSHA with a fallback to EVAL, by ioredis) and wraps them. On a
+ * Cluster, each script call and each pipeline holds the keys of one account only (one hash tag,
+ * redis-keys.ts): admissions are batched per account, settlements and renewals grouped per account,
+ * and the calls of different accounts leave side by side instead of in one pipeline.
+ */
 export function registerBillingScripts(redis: Redis): BillingScripts {
+  const clustered = isCluster(redis);
   // Variable key count: the admissions of a batch, ADMIT_KEYS_PER_CALL keys each.
   redis.defineCommand('billingAdmit', { lua: ADMIT_LUA });
   // Variable key count: the first argument says how many keys follow.
@@ -111,12 +119,19 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
   const peekRate = command('billingPeekRate').bind(redis);
   const restoreHold = command('billingRestoreHold').bind(redis);
   return {
-    admit: createAdmitBatcher(async (calls) => (await admit(...admitArguments(calls))) as unknown[]),
+    admit: createAdmitBatcher(
+      async (calls) => (await admit(...admitArguments(calls))) as unknown[],
+      MAX_ADMIT_BATCH,
+      clustered ? (call) => call.walletSnapshot : undefined,
+    ),
     async settle(calls, snapshotTtlMs) {
       const scriptCalls: (string | number)[][] = [];
-      for (let from = 0; from < calls.length; from += SETTLE_CHUNK)
-        scriptCalls.push(settleArguments(calls.slice(from, from + SETTLE_CHUNK), snapshotTtlMs));
-      await pipelined(redis, 'billingSettle', scriptCalls);
+      const groups = clustered ? groupBySlot(calls, (call) => call.walletHolds.expiries) : [calls];
+      for (const group of groups) {
+        for (let from = 0; from < group.length; from += SETTLE_CHUNK)
+          scriptCalls.push(settleArguments(group.slice(from, from + SETTLE_CHUNK), snapshotTtlMs));
+      }
+      await pipelined(redis, 'billingSettle', scriptCalls, clustered);
     },
     async putSnapshot(field, write, ttlMs) {
       await putSnapshot(write.key, field, String(write.value), String(write.version), ttlMs);
@@ -125,7 +140,9 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
       return (await peekRate(rateWindowKey)) as [number, number];
     },
     async renewHolds(sets, leaseMs) {
-      const replies = await pipelined(redis, 'billingRenewHolds', renewCalls(sets, leaseMs));
+      const groups = clustered ? groupBySlot(sets, (set) => set.holds.expiries) : [sets];
+      const calls = groups.flatMap((group) => renewCalls(group, leaseMs));
+      const replies = await pipelined(redis, 'billingRenewHolds', calls, clustered);
       return replies.flatMap((reply) => reply as string[]);
     },
     async restoreHold(call) {
@@ -138,14 +155,27 @@ export function registerBillingScripts(redis: Redis): BillingScripts {
 
 /**
  * Runs the command once for each argument list, in one pipeline (one round trip); resolves to the
- * replies, or throws when any call failed. No call, no round trip.
+ * replies, or throws when any call failed. No call, no round trip. On a Cluster (`apart`), the
+ * calls leave side by side: a pipeline there must stay on one node, and the calls' accounts may not.
  */
 async function pipelined(
   redis: Redis,
   name: string,
   calls: readonly (string | number)[][],
+  apart = false,
 ): Promise<unknown[]> {
   if (calls.length === 0) return [];
+  if (apart) {
+    const command = (redis as unknown as Record<string, ScriptCommand>)[name] as ScriptCommand;
+    const settled = await Promise.allSettled(calls.map((args) => command.apply(redis, args)));
+    const failures = settled.filter((result) => result.status === 'rejected');
+    if (failures.length > 0) {
+      throw new Error(`${failures.length} of ${calls.length} ${name} calls failed`, {
+        cause: failures[0]?.reason,
+      });
+    }
+    return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value);
+  }
   const pipeline = redis.pipeline();
   const queue = (pipeline as unknown as Record<string, ScriptCommand>)[name] as ScriptCommand;
   for (const args of calls) queue.apply(pipeline, args);

@@ -46,7 +46,7 @@ export interface Billing {
   /** Checks 4–7 and the hold in one Redis round trip (plus a store read when a snapshot is missing). */
   admit(input: AdmitInput): Promise<AdmitResult>;
   /** The key's rate window without counting a request (headers of answers before check 4). */
-  rateWindow(keyId: string, rateLimit: number): Promise<RateWindow>;
+  rateWindow(accountId: string, keyId: string, rateLimit: number): Promise<RateWindow>;
   /** Replaces the hold by the actual cost, exactly once per `requestId`. Safe to call twice. */
   settle(input: SettleInput): Promise<SettleResult>;
   /**
@@ -147,7 +147,7 @@ export function billingOver(
   };
   return {
     admit: (input) => admit(deps, input),
-    rateWindow: (keyId, rateLimit) => peekRateWindow(deps, keyId, rateLimit),
+    rateWindow: (accountId, keyId, rateLimit) => peekRateWindow(deps, accountId, keyId, rateLimit),
     settle: async (input) => {
       learn(input);
       try {

@@ -14,7 +14,7 @@ export async function releaseHold(deps: BillingDeps, input: ReleaseInput): Promi
   const call = {
     requestId: input.requestId,
     walletHolds: deps.keys.walletHolds(input.accountId),
-    keyHolds: input.keyId === null ? null : deps.keys.keyHolds(input.keyId),
+    keyHolds: input.keyId === null ? null : deps.keys.keyHolds(input.accountId, input.keyId),
     wallet: null,
     spend: null,
   };
@@ -40,7 +40,7 @@ export async function restoreHold(deps: BillingDeps, input: RestoreHoldInput): P
   return deps.scripts.restoreHold({
     requestId: input.requestId,
     walletHolds: deps.keys.walletHolds(input.accountId),
-    keyHolds: deps.keys.keyHolds(input.keyId),
+    keyHolds: deps.keys.keyHolds(input.accountId, input.keyId),
     amount: input.amountMicros,
     ttlMs: Math.max(1, Math.round(input.ttlMs)),
   });
@@ -66,7 +66,7 @@ export async function transferHold(deps: BillingDeps, input: TransferHoldInput):
   await deps.scripts.renewHolds(
     [
       { holds: deps.keys.walletHolds(input.accountId), ids },
-      { holds: deps.keys.keyHolds(input.keyId), ids },
+      { holds: deps.keys.keyHolds(input.accountId, input.keyId), ids },
     ],
     ttlMs,
   );

@@ -23,7 +23,11 @@ export async function loadSpendSnapshot(
   month: string,
 ): Promise<void> {
   const state = await deps.store.keySpendState(accountId, keyId, month);
-  const write = { key: deps.keys.spendSnapshot(keyId, month), value: state.spent, version: state.version };
+  const write = {
+    key: deps.keys.spendSnapshot(accountId, keyId, month),
+    value: state.spent,
+    version: state.version,
+  };
   await deps.scripts.putSnapshot('spent', write, deps.settings.snapshotTtlMs);
 }
 
@@ -66,7 +70,7 @@ function settleCall(deps: BillingDeps, { entry, wallet, keySpend }: RecordedChar
   return {
     requestId: entry.id,
     walletHolds: deps.keys.walletHolds(entry.accountId),
-    keyHolds: entry.keyId === null ? null : deps.keys.keyHolds(entry.keyId),
+    keyHolds: entry.keyId === null ? null : deps.keys.keyHolds(entry.accountId, entry.keyId),
     wallet:
       wallet === null
         ? null
@@ -75,7 +79,7 @@ function settleCall(deps: BillingDeps, { entry, wallet, keySpend }: RecordedChar
       keySpend === null || entry.keyId === null
         ? null
         : {
-            key: deps.keys.spendSnapshot(entry.keyId, entry.month),
+            key: deps.keys.spendSnapshot(entry.accountId, entry.keyId, entry.month),
             value: keySpend.spent,
             version: keySpend.version,
           },

@@ -8,8 +8,8 @@ import type { Redis } from 'ioredis';
  * - `failures` (hash): scope → `count:windowEndsMs`, the consecutive failures of a healthy scope;
  * - `open` (hash): scope → `untilMs:cooldownMs:reason`, the scopes cooling down (and half-open once
  *   `untilMs` has passed, until their probe ends);
- * - `probe:<scope>` (string): the one probe in flight across replicas (`SET NX`, expires with the
- *   cooldown so a probe that never reports frees the next one);
+ * - `probe:<scope>` (string): the one probe in flight across replicas (`SET NX` once the stored
+ *   cooldown has passed, expires with the cooldown so a probe that never reports frees the next one);
  * - `env-disabled` (hash): environment channel id → reason, for environment channels the provider
  *   refused (API channels keep theirs in the store).
  * Every change is published on `events` as `open|untilMs|cooldownMs|reason|scope` or `close|scope`
@@ -60,6 +60,23 @@ local untilMs = now + cooldown
 redis.call('HSET', KEYS[2], ARGV[1], untilMs .. ':' .. cooldown .. ':' .. ARGV[6])
 redis.call('PUBLISH', KEYS[3], 'open|' .. untilMs .. '|' .. cooldown .. '|' .. ARGV[6] .. '|' .. ARGV[1])
 return cooldown
+`;
+
+/**
+ * KEYS: open, probe. ARGV: scope, nowMs, ttlMs.
+ * Takes the one probe of a scope whose cooldown has passed (`SET NX PX`); refuses while the stored
+ * cooldown still runs, so a request that still sees the scope half-open (the event of a failed
+ * probe not yet received, here or on another replica) cannot take a second probe. A scope not open
+ * any more (closed meanwhile) gives the token: a stray probe there is harmless. Returns 1 or 0.
+ */
+const TAKE_PROBE_LUA = `
+local entry = redis.call('HGET', KEYS[1], ARGV[1])
+if entry then
+  local untilMs = tonumber(string.match(entry, '^(%d+):'))
+  if untilMs and untilMs > tonumber(ARGV[2]) then return 0 end
+end
+if redis.call('SET', KEYS[2], '1', 'PX', ARGV[3], 'NX') then return 1 end
+return 0
 `;
 
 /**
@@ -114,6 +131,7 @@ return n
 `;
 
 export interface BreakerRedis extends Redis {
+  channelTakeProbe(open: string, probe: string, scope: string, nowMs: number, ttlMs: number): Promise<number>;
   channelFailure(
     failures: string,
     open: string,
@@ -158,6 +176,7 @@ export function withBreakerScripts(redis: Redis): BreakerRedis {
     redis.defineCommand('channelSuccess', { numberOfKeys: 4, lua: SUCCESS_LUA });
     redis.defineCommand('channelProbeFailed', { numberOfKeys: 3, lua: PROBE_FAILED_LUA });
     redis.defineCommand('channelReset', { numberOfKeys: 4, lua: RESET_LUA });
+    redis.defineCommand('channelTakeProbe', { numberOfKeys: 2, lua: TAKE_PROBE_LUA });
   }
   return r;
 }

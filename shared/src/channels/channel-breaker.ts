@@ -121,7 +121,14 @@ export class ChannelBreaker {
     const open = this.opened.get(scope);
     const ttl = Math.max(1_000, open?.cooldownMs ?? this.settings.cooldownMs);
     try {
-      return (await this.redis.set(this.keys.probe(scope), '1', 'PX', ttl, 'NX')) === 'OK';
+      const taken = await this.redis.channelTakeProbe(
+        this.keys.open,
+        this.keys.probe(scope),
+        scope,
+        this.now(),
+        ttl,
+      );
+      return taken === 1;
     } catch {
       return true;
     }

@@ -43,7 +43,7 @@ export async function startProcessChannels(options: ProcessChannelsOptions): Pro
   const { config, redis, logger } = options;
   const prefix = config.queues.prefix;
   const ownSubscriber = options.subscriber === undefined;
-  const subscriber = options.subscriber ?? createRedis(config.redis.url, { connectionName: 'channels' });
+  const subscriber = options.subscriber ?? createRedis(config.redis, { connectionName: 'channels' });
   const registry = new ChannelRegistry({
     repository: options.repository,
     openSecret: options.openSecret,

@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { irtToMicros } from '../billing/money.ts';
 import { QUEUE_NAMES, type QueueName } from '../jobs/queue-names.ts';
 import { PROVIDER_IDS, type ProviderId } from '../providers/provider-ids.ts';
+import { bullmqPrefixOf } from '../redis/hash-tags.ts';
+import type { RedisSettings } from '../redis/redis-settings.ts';
 import { isMongoConnectionString } from './mongo-connection-string.ts';
+import { redisSettingsOf } from './redis-config.ts';
 
 /**
  * The service configuration: parsed once from the environment at start, validated as a whole,
@@ -30,7 +33,11 @@ export interface Config {
   readonly bodyReadTimeoutMs: number;
   /** Longest a request head may take to arrive in full (then 408, connection closed). */
   readonly headersTimeoutMs: number;
-  readonly redis: { readonly url: string };
+  /**
+   * Where Redis is: one node (`REDIS_URL`), a Cluster (`REDIS_CLUSTER_NODES`) or a Sentinel-managed
+   * primary (`REDIS_SENTINELS`, `REDIS_SENTINEL_MASTER`); docs/redis.md.
+   */
+  readonly redis: RedisSettings;
   /** The durable store: MongoDB when `MONGO_URL` is set, else SQLite at `SQLITE_PATH`. */
   readonly store: StoreConfig;
   /** The request log (docs/request-log.md): its own SQLite file, or a MongoDB collection. */
@@ -53,7 +60,12 @@ export interface Config {
     readonly bucket: string;
     readonly forcePathStyle: boolean;
   };
-  readonly queues: { readonly prefix: string };
+  readonly queues: {
+    /** Namespace of the gateway's own keys (`gw:billing:…`, `gw:console:…`), never a hash tag. */
+    readonly prefix: string;
+    /** BullMQ's prefix: `{gw}` on a Cluster (one slot per queue's keys), else the prefix itself. */
+    readonly bullmqPrefix: string;
+  };
   readonly worker: {
     readonly queues: readonly QueueName[];
     readonly concurrency: Readonly<Record<QueueName, number>>;
@@ -318,7 +330,14 @@ const envSchema = z.object({
   BODY_READ_TIMEOUT_MS: int(100, 600_000).default(30_000),
   HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
   READINESS_TIMEOUT_MS: int(50, 60_000).default(2_000),
-  REDIS_URL: url(['redis:', 'rediss:']),
+  REDIS_URL: optional(url(['redis:', 'rediss:'])),
+  REDIS_CLUSTER_NODES: optional(z.string()),
+  REDIS_SENTINELS: optional(z.string()),
+  REDIS_SENTINEL_MASTER: optional(z.string()),
+  REDIS_USERNAME: optional(z.string()),
+  REDIS_PASSWORD: optional(z.string()),
+  REDIS_SENTINEL_PASSWORD: optional(z.string()),
+  REDIS_TLS: optional(z.string()),
   MONGO_URL: optional(mongoUrl),
   MONGO_DB: z
     .string()
@@ -587,7 +606,12 @@ export function loadConfig(env: Env): Config {
   const compatible = parsed.success
     ? compatibleUpstreams(parsed.data.OPENAI_COMPATIBLE_UPSTREAMS, present, problems)
     : {};
-  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  // REDIS_URL's own form is the schema's to check; which mode is set, and the lists, are checked here.
+  const redisUrlBad = parsed.success
+    ? false
+    : parsed.error.issues.some((issue) => issue.path[0] === 'REDIS_URL');
+  const redis = redisSettingsOf(redisUrlBad ? { ...present, REDIS_URL: 'redis://bad' } : present, problems);
+  if (!parsed.success || problems.length > 0 || redis === undefined) throw new ConfigError(problems);
   const e = parsed.data;
 
   return deepFreeze({
@@ -601,7 +625,7 @@ export function loadConfig(env: Env): Config {
     bodyReadTimeoutMs: e.BODY_READ_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
-    redis: { url: e.REDIS_URL },
+    redis,
     store: storeOf(e),
     requestLog: {
       enabled: e.REQUEST_LOG_ENABLED,
@@ -616,7 +640,7 @@ export function loadConfig(env: Env): Config {
       bucket: e.S3_BUCKET,
       forcePathStyle: e.S3_FORCE_PATH_STYLE,
     },
-    queues: { prefix: e.QUEUE_PREFIX },
+    queues: { prefix: e.QUEUE_PREFIX, bullmqPrefix: bullmqPrefixOf(e.QUEUE_PREFIX, redis.mode) },
     worker: {
       queues: e.WORKER_QUEUES,
       concurrency: {

@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { request } from 'undici';
+import type { RedisSettings } from '../redis/redis-settings.ts';
 import type { S3Options } from '../storage/s3.ts';
 import type { Store } from '../store/store.ts';
 
@@ -19,12 +20,34 @@ export type ReadinessReport = {
   reasons: Record<string, string>;
 };
 
-export function redisCheck(redis: Redis): ReadinessCheck {
+/**
+ * Redis in the mode in use: one node answers PING; a Cluster says `cluster_state:ok` and every
+ * master it maps answers PING; a Sentinel-managed connection is on a primary (`ROLE`), not on a
+ * replica left behind by a failover.
+ */
+export function redisCheck(redis: Redis, mode: RedisSettings['mode'] = 'single'): ReadinessCheck {
+  const ping = async (client: Pick<Redis, 'ping'>) => {
+    const answer = await client.ping();
+    if (answer !== 'PONG') throw new Error(`unexpected PING answer ${answer}`);
+  };
   return {
     name: 'redis',
     async check() {
-      const answer = await redis.ping();
-      if (answer !== 'PONG') throw new Error(`unexpected PING answer ${answer}`);
+      if (mode === 'cluster') {
+        const info = String(await redis.cluster('INFO'));
+        const state = /^cluster_state:(\S+)/m.exec(info)?.[1];
+        if (state !== 'ok') throw new Error(`cluster_state:${state ?? 'unknown'}`);
+        const masters = (redis as unknown as Cluster).nodes('master');
+        if (masters.length === 0) throw new Error('no master known');
+        await Promise.all(masters.map(ping));
+        return;
+      }
+      if (mode === 'sentinel') {
+        const role = (await redis.call('ROLE')) as unknown[];
+        if (role[0] !== 'master') throw new Error(`connected to a ${String(role[0])}, not the primary`);
+        return;
+      }
+      await ping(redis);
     },
   };
 }

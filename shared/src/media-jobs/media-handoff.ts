@@ -88,7 +88,8 @@ export function createMediaHandoff(redis: Redis, options: MediaHandoffOptions): 
     async drop(names) {
       if (names.length === 0) return;
       try {
-        await redis.del(...names.map(keyOf));
+        // One key per command: the copies of several jobs may live on different Cluster slots.
+        await Promise.all(names.map((name) => redis.del(keyOf(name))));
       } catch (err) {
         logger.warn({ err }, 'media handoff: copies left to expire');
       }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { isCluster } from '../redis/redis.ts';
 
 /**
  * A synchronous media job (image, speech, transcription) is worth running only while an api waits
@@ -81,9 +82,17 @@ export class WaiterLeases implements WaiterCheck {
 
   async #renew(): Promise<void> {
     if (this.#waiting.size === 0) return;
+    // A failed renewal is tried again at the next interval; a lease missed longer lapses.
+    if (isCluster(this.#redis)) {
+      // A pipeline on a Cluster must stay on one node; the jobs' leases are spread over the slots.
+      const renewals = [...this.#waiting].map((jobId) =>
+        this.#redis.set(this.#key(jobId), '1', 'PX', this.#leaseMs),
+      );
+      await Promise.allSettled(renewals);
+      return;
+    }
     const pipeline = this.#redis.pipeline();
     for (const jobId of this.#waiting) pipeline.set(this.#key(jobId), '1', 'PX', this.#leaseMs);
-    // A failed renewal is tried again at the next interval; a lease missed longer lapses.
     await pipeline.exec().catch(() => undefined);
   }
 

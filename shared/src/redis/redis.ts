@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { Cluster, type RedisOptions as IoRedisOptions, Redis } from 'ioredis';
+import type { RedisSettings } from './redis-settings.ts';
 
 export type { Redis } from 'ioredis';
 
@@ -14,8 +15,22 @@ export interface RedisOptions {
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 5_000;
 
+/** How long a Cluster client waits before it tries a command again after a failover or CLUSTERDOWN. */
+const CLUSTER_RETRY_DELAY_MS = 200;
+
+const retryStrategy = (attempt: number): number => Math.min(attempt * 200, 2_000);
+
 /**
- * Opens an ioredis connection that never crashes the process on a lost server: it reconnects.
+ * A Sentinel-managed primary that became a replica answers writes with READONLY until the client
+ * follows the failover: reconnect (to the primary the sentinels name now) and send the command again.
+ */
+const reconnectOnReadonly = (error: Error): 2 | false => (error.message.startsWith('READONLY') ? 2 : false);
+
+/**
+ * Opens an ioredis connection that never crashes the process on a lost server: it reconnects. One
+ * node (`REDIS_URL`), a Cluster (an ioredis `Cluster`, typed as `Redis`: the commands the gateway
+ * uses are the same; code that must know tests `isCluster`) or a Sentinel-managed primary (the
+ * sentinels are asked for the primary at each connection; a demoted primary's READONLY reconnects).
  *
  * Outside BullMQ, commands fail fast while Redis is down instead of queueing until it returns:
  * the offline queue serves only the start (commands sent before the first connection is ready
@@ -27,18 +42,71 @@ export const REDIS_COMMAND_TIMEOUT_MS = 5_000;
  * `maxRetriesPerRequest: null` and their offline queue: workers and queue listeners wait for
  * Redis to come back, as BullMQ requires.
  */
-export function createRedis(url: string, options: RedisOptions = {}): Redis {
+export function createRedis(target: string | RedisSettings, options: RedisOptions = {}): Redis {
+  const settings: RedisSettings = typeof target === 'string' ? { mode: 'single', url: target } : target;
   const forBullmq = options.forBullmq === true;
-  const redis = new Redis(url, {
+  const common = {
     connectionName: options.connectionName,
     maxRetriesPerRequest: forBullmq ? null : 1,
     enableReadyCheck: true,
-    lazyConnect: false,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     ...(forBullmq ? {} : { commandTimeout: REDIS_COMMAND_TIMEOUT_MS }),
-  });
+  } satisfies IoRedisOptions;
+  let redis: Redis;
+  if (settings.mode === 'single') {
+    redis = new Redis(settings.url, { ...common, lazyConnect: false, retryStrategy });
+  } else if (settings.mode === 'sentinel') {
+    redis = new Redis({
+      ...common,
+      sentinels: settings.sentinels.map(({ host, port }) => ({ host, port })),
+      name: settings.masterName,
+      role: 'master',
+      username: settings.username,
+      password: settings.password,
+      sentinelPassword: settings.sentinelPassword,
+      ...(settings.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+      // No `failoverDetector`: in ioredis 6 its disconnect on +switch-master, landing while a
+      // reconnection is asking the sentinels, ends the client for good ("Connection is closed.",
+      // seen in the failover test). Each reconnection asks the sentinels for the primary anyway, and
+      // a connection left on a demoted primary is moved by `reconnectOnError` at its first READONLY.
+      failoverDetector: false,
+      reconnectOnError: reconnectOnReadonly,
+      retryStrategy,
+      sentinelRetryStrategy: retryStrategy,
+    });
+  } else {
+    const cluster = new Cluster(
+      settings.nodes.map(({ host, port }) => ({ host, port })),
+      {
+        redisOptions: {
+          ...common,
+          username: settings.username,
+          password: settings.password,
+          ...(settings.tls ? { tls: {} } : {}),
+        },
+        // Managed Clusters with TLS announce names their certificates are for: keep them.
+        ...(settings.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
+        enableReadyCheck: true,
+        clusterRetryStrategy: retryStrategy,
+        retryDelayOnFailover: CLUSTER_RETRY_DELAY_MS,
+        retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,
+        retryDelayOnTryAgain: CLUSTER_RETRY_DELAY_MS,
+        slotsRefreshTimeout: 2_000,
+        maxRedirections: 16,
+      },
+    );
+    redis = cluster as unknown as Redis;
+  }
   // Errors surface through the commands that fail; an unhandled 'error' event would crash.
   redis.on('error', () => undefined);
+  // `duplicate()` (BullMQ's blocking connections) copies the options, not the listeners.
+  const duplicate = redis.duplicate.bind(redis) as (...args: unknown[]) => Redis;
+  Object.assign(redis, {
+    duplicate: (...args: unknown[]): Redis => {
+      const copy = duplicate(...args);
+      copy.on('error', () => undefined);
+      return copy;
+    },
+  });
   if (!forBullmq) {
     redis.once('ready', () => {
       redis.options.enableOfflineQueue = false;
@@ -55,4 +123,9 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
     });
   }
   return redis;
+}
+
+/** Whether a connection made by `createRedis` speaks to a Cluster. */
+export function isCluster(redis: Redis | Cluster): boolean {
+  return (redis as { isCluster?: boolean }).isCluster === true;
 }

@@ -3,6 +3,8 @@ import type { Config } from '../config/config.ts';
 import { type ReadinessCheck, redisCheck, s3Check, storeCheck } from '../health/readiness.ts';
 import type { Logger } from '../logging/logger.ts';
 import { createRedis } from '../redis/redis.ts';
+import { describeRedis } from '../redis/redis-settings.ts';
+import { checkRedisTopology } from '../redis/topology-check.ts';
 import { connectS3, type S3Connection } from '../storage/s3-connection.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
@@ -35,7 +37,9 @@ export async function openConnections(
   logger: Logger,
   options: ConnectionOptions = { s3: 'at-start' },
 ): Promise<Connections> {
-  const redis = createRedis(config.redis.url, { connectionName: processName });
+  // A Cluster that is not ready, a master name no sentinel knows: one message naming the setting.
+  await checkRedisTopology(config.redis);
+  const redis = createRedis(config.redis, { connectionName: processName });
   const s3 = connectS3(config.s3, config.s3.bucket);
   let store: Store | undefined;
   try {
@@ -49,7 +53,12 @@ export async function openConnections(
     throw err;
   }
   logger.info({ store: store.kind, location: store.location }, `durable store: ${store.kind}`);
-  const readinessChecks = [redisCheck(redis), storeCheck(store), s3Check(config.s3, config.s3.bucket)];
+  logger.info({ redis: config.redis.mode }, `redis: ${describeRedis(config.redis)}`);
+  const readinessChecks = [
+    redisCheck(redis, config.redis.mode),
+    storeCheck(store),
+    s3Check(config.s3, config.s3.bucket),
+  ];
   return { redis, store, s3, readinessChecks };
 }
 

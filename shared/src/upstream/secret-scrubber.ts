@@ -123,7 +123,10 @@ export function configuredSecrets(config: SecretSources): NamedSecret[] {
   add('channelSecrets.current', config.channelSecrets?.current);
   add('channelSecrets.previous', config.channelSecrets?.previous);
   add('s3.secretAccessKey', config.s3.secretAccessKey);
-  if (config.redis !== undefined) add('redis.url password', urlPassword(config.redis.url));
+  if (config.redis?.mode === 'single') add('redis.url password', urlPassword(config.redis.url));
+  if (config.redis !== undefined && config.redis.mode !== 'single')
+    add('redis.password', config.redis.password);
+  if (config.redis?.mode === 'sentinel') add('redis.sentinelPassword', config.redis.sentinelPassword);
   if (config.store?.kind === 'mongodb') add('store.url password', urlPassword(config.store.url));
   if (config.mail?.smtpUrl !== undefined) add('mail.smtpUrl password', urlPassword(config.mail.smtpUrl));
   add('payments.zarinpal.merchantId', config.payments?.zarinpal?.merchantId);

@@ -14,7 +14,7 @@ import { createRedis } from '../../../shared/src/redis/redis.ts';
 import { testConfig } from '../../helpers/test-config.ts';
 
 const config = testConfig();
-const prefix = config.queues.prefix;
+const prefix = config.queues.bullmqPrefix;
 let connection: Redis;
 let queue: Queue;
 let waiter: JobWaiter;
@@ -26,13 +26,13 @@ const LEASE_MS = 600;
 const answers = new Map<string, unknown>();
 
 beforeAll(async () => {
-  connection = createRedis(config.redis.url, { forBullmq: true });
+  connection = createRedis(config.redis, { forBullmq: true });
   queue = new Queue('image', { connection, prefix });
-  commands = createRedis(config.redis.url);
+  commands = createRedis(config.redis);
   leases = new WaiterLeases(commands, { prefix, leaseMs: LEASE_MS });
-  waiter = new JobWaiter(config.redis.url, prefix, ['image'], leases);
+  waiter = new JobWaiter(config.redis, prefix, ['image'], leases);
   await waiter.start();
-  const workerConnection = createRedis(config.redis.url, { forBullmq: true });
+  const workerConnection = createRedis(config.redis, { forBullmq: true });
   worker = new Worker('image', async (job: Job) => answers.get(job.id as string), {
     connection: workerConnection,
     prefix,

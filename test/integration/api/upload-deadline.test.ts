@@ -112,7 +112,7 @@ async function expectNoTrace(balanceBefore: bigint): Promise<void> {
   expect(entries.filter((entry) => entry.kind === 'charge')).toEqual([]);
   const holds = billingKeys(`${t.config.queues.prefix}:billing:`);
   expect(await t.connections.redis.zcard(holds.walletHolds(user.accountId).expiries)).toBe(0);
-  expect(await t.connections.redis.zcard(holds.keyHolds(user.keyId).expiries)).toBe(0);
+  expect(await t.connections.redis.zcard(holds.keyHolds(user.accountId, user.keyId).expiries)).toBe(0);
   const listed = await (await t.connections.s3.use()).client.send(
     new ListObjectsV2Command({ Bucket: t.config.s3.bucket, Prefix: 'uploads/' }),
   );

@@ -16,6 +16,9 @@ const EXIT_TIMEOUT_MS = 20_000;
 /** Variables that would make the stack use existing services instead of starting its own. */
 const EXTERNAL_SERVICES = [
   'REDIS_URL',
+  'REDIS_CLUSTER_NODES',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_MASTER',
   'MONGO_URL',
   'S3_ENDPOINT',
   'S3_ACCESS_KEY_ID',

@@ -27,7 +27,7 @@ let m: MediaGateway;
 let user: MediaClient;
 let origin: string;
 let grabber: Worker | undefined;
-const grabberConnection = () => createRedis(m.gateway.config.redis.url, { forBullmq: true });
+const grabberConnection = () => createRedis(m.gateway.config.redis, { forBullmq: true });
 
 beforeAll(async () => {
   m = await startMediaGateway({ apiEnv: { MEDIA_WAIT_TIMEOUT_MS: '20000' } });

@@ -36,7 +36,7 @@ const handoff = { drop: vi.fn(async (_names: readonly string[]) => undefined) };
 
 beforeAll(async () => {
   fx = await billingFixture();
-  connection = createRedis(fx.config.redis.url, { forBullmq: true });
+  connection = createRedis(fx.config.redis, { forBullmq: true });
   queues = createQueues(connection, fx.config.queues.prefix);
 });
 
@@ -126,7 +126,7 @@ describe('videos', () => {
   it('a job whose BullMQ entry ended while its document did not is replaced by a fresh entry', async () => {
     const video = await jobOf('video', 'running', 2 * MINUTE);
     await queues.video.add('video.render', { jobId: video.id }, { jobId: video.id });
-    const workerConnection = createRedis(fx.config.redis.url, { forBullmq: true });
+    const workerConnection = createRedis(fx.config.redis, { forBullmq: true });
     const worker = new Worker(
       'video',
       async () => {

@@ -14,11 +14,11 @@ let queue: Queue;
 let events: QueueEvents;
 
 beforeAll(async () => {
-  connection = createRedis(config.redis.url, { forBullmq: true });
+  connection = createRedis(config.redis, { forBullmq: true });
   const defaultJobOptions = { ...QUEUE_JOB_OPTIONS.image, backoff: { type: 'fixed', delay: 10 } };
-  queue = new Queue('image', { connection, prefix: config.queues.prefix, defaultJobOptions });
-  const eventsConnection = createRedis(config.redis.url, { forBullmq: true });
-  events = new QueueEvents('image', { connection: eventsConnection, prefix: config.queues.prefix });
+  queue = new Queue('image', { connection, prefix: config.queues.bullmqPrefix, defaultJobOptions });
+  const eventsConnection = createRedis(config.redis, { forBullmq: true });
+  events = new QueueEvents('image', { connection: eventsConnection, prefix: config.queues.bullmqPrefix });
   await events.waitUntilReady();
 });
 
@@ -33,7 +33,7 @@ afterAll(async () => {
 function start(processors: ProcessorTable) {
   return runWorkers({
     connection,
-    prefix: config.queues.prefix,
+    prefix: config.queues.bullmqPrefix,
     queues: ['image'],
     concurrency: config.worker.concurrency,
     processors,

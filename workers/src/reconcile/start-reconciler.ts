@@ -25,8 +25,8 @@ export function startMediaReconciler(
   billing: Pick<Billing, 'release' | 'restoreHold'>,
   logger: Logger,
 ): { loop: ReconcilerLoop; sweeper: PassLoop<SweepReport>; close(): Promise<void> } {
-  const connection = createRedis(config.redis.url, { forBullmq: true, connectionName: 'worker-reconciler' });
-  const queues = createQueues(connection, config.queues.prefix);
+  const connection = createRedis(config.redis, { forBullmq: true, connectionName: 'worker-reconciler' });
+  const queues = createQueues(connection, config.queues.bullmqPrefix);
   const intervalMs = config.worker.reconcileIntervalMs;
   const token = randomBytes(8).toString('hex');
   /** Held for most of an interval: the pass of whoever took it stands for every replica's. */

@@ -37,7 +37,7 @@ export async function openLiveCatalogue(
   logger: Logger,
 ): Promise<OpenedLiveCatalogue> {
   const base = loadBaseCatalogue(config);
-  const subscriber = createRedis(config.redis.url, { connectionName: 'catalogue' });
+  const subscriber = createRedis(config.redis, { connectionName: 'catalogue' });
   const live = await createLiveCatalogue({
     base,
     overrides,

@@ -223,7 +223,7 @@ describe('queues', () => {
   /** Jobs that fail at once: a worker of the test's own prefix whose processor refuses them. */
   async function failJobs(ids: readonly string[]): Promise<void> {
     const queue = t.services.media.queues.video;
-    const connection = createRedis(t.config.redis.url, { forBullmq: true });
+    const connection = createRedis(t.config.redis, { forBullmq: true });
     const worker = new Worker(
       'video',
       async (job) => {

@@ -76,7 +76,7 @@ function collaborators(overrides: Partial<CreateVideoDeps> = {}) {
 
 /** Queues on a Redis connection that is closed: every enqueue fails at once, as in an outage. */
 async function closedQueues() {
-  const redis = createRedis(t.config.redis.url);
+  const redis = createRedis(t.config.redis);
   await redis.ping();
   await redis.quit();
   return createQueues(redis, t.config.queues.prefix);

@@ -23,7 +23,7 @@ export async function openAccountStores(env: Record<string, string> = {}): Promi
   const store = await openStore(config.store, { logger: captureLogger('warn').logger });
   const opened: Redis[] = [];
   const newRedis = () => {
-    const redis = createRedis(config.redis.url);
+    const redis = createRedis(config.redis);
     opened.push(redis);
     return redis;
   };

@@ -50,7 +50,7 @@ describe('admit: rate limit (check 4)', () => {
   });
 
   it('counts remaining down, one window per key', async () => {
-    const { input, keyId } = await fundedKey(1_000_000n);
+    const { input, keyId, accountId } = await fundedKey(1_000_000n);
     const seen = [];
     for (let i = 0; i < 3; i++)
       seen.push(await fx.billing.admit(input({ rateLimit: 3, estimateMicros: 0n })));
@@ -59,7 +59,7 @@ describe('admit: rate limit (check 4)', () => {
       ['admitted', 3, 1],
       ['admitted', 3, 0],
     ]);
-    expect(await fx.billing.rateWindow(keyId, 3)).toMatchObject({ limit: 3, remaining: 0 });
+    expect(await fx.billing.rateWindow(accountId, keyId, 3)).toMatchObject({ limit: 3, remaining: 0 });
     const other = await fundedKey(1_000_000n);
     expect((await fx.billing.admit(other.input({ rateLimit: 3 }))).remaining).toBe(2);
   });
@@ -77,7 +77,7 @@ describe('admit: rate limit (check 4)', () => {
         modelAllowed: true,
       };
       const admit = () => short.billing.admit({ ...input, requestId: freshId('req'), estimateMicros: 0n });
-      expect(await short.billing.rateWindow(input.keyId, 2)).toMatchObject({ remaining: 2 });
+      expect(await short.billing.rateWindow(input.accountId, input.keyId, 2)).toMatchObject({ remaining: 2 });
       const first = await admit();
       expect(first).toMatchObject({ outcome: 'admitted', remaining: 1 });
       expect(first.resetMs).toBeGreaterThan(300);

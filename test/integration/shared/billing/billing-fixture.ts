@@ -15,7 +15,12 @@ import { openStore } from '../../../../shared/src/store/open-store.ts';
 import type { Store } from '../../../../shared/src/store/store.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
 import { lateBound, made } from '../../../helpers/late-bound.ts';
-import { testConfig, testEnvironment, uniqueSuffix } from '../../../helpers/test-config.ts';
+import {
+  redisEnvironmentOf,
+  testConfig,
+  testEnvironment,
+  uniqueSuffix,
+} from '../../../helpers/test-config.ts';
 
 /** A settable clock for tests that move time (leases, billing days). */
 export interface TestClock {
@@ -64,7 +69,7 @@ export async function billingFixture(options: FixtureOptions = {}): Promise<Bill
   const clock = options.clock ?? testClock();
   const { logger } = captureLogger('warn');
   const store = await openStore(config.store, { logger, clock });
-  const redises = [createRedis(config.redis.url)];
+  const redises = [createRedis(config.redis)];
   const redis = redises[0] as Redis;
   const keyPrefix = `test-billing-${uniqueSuffix()}:`;
   const billingOptions: BillingOptions = {
@@ -88,7 +93,7 @@ export async function billingFixture(options: FixtureOptions = {}): Promise<Bill
     clock,
     keyPrefix,
     replica() {
-      const other = createRedis(config.redis.url);
+      const other = createRedis(config.redis);
       redises.push(other);
       return createBilling({ ...billingOptions, redis: other });
     },
@@ -147,7 +152,7 @@ export async function runLedgerCheckScript(
 ): Promise<{ code: number | null; output: string }> {
   const store = { ...storeEnvironmentOf(fx.config), LOG_LEVEL: 'warn' };
   // `storeOnly`: the store's variables and nothing else (no Redis, no S3), as an operator may run it.
-  const env = storeOnly ? store : testEnvironment({ ...store, REDIS_URL: fx.config.redis.url });
+  const env = storeOnly ? store : testEnvironment({ ...store, ...redisEnvironmentOf(fx.config) });
   const child = spawn(process.execPath, ['scripts/ledger-check.ts', ...args], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -54,8 +54,15 @@ function admission(input: SettleInput, estimateMicros: bigint, cap: bigint | nul
 }
 
 /** What is held in Redis against a wallet or a key (0 once every hold is dropped). */
-async function held(scope: 'wallet' | 'key', id: string): Promise<{ count: number; total: string }> {
-  const keys = scope === 'wallet' ? fx.deps.keys.walletHolds(id) : fx.deps.keys.keyHolds(id);
+async function held(
+  scope: 'wallet' | 'key',
+  accountId: string,
+  keyId?: string,
+): Promise<{ count: number; total: string }> {
+  const keys =
+    scope === 'wallet'
+      ? fx.deps.keys.walletHolds(accountId)
+      : fx.deps.keys.keyHolds(accountId, keyId as string);
   const count = await fx.redis.zcard(keys.expiries);
   return { count, total: (await fx.redis.hget(keys.amounts, 'total')) ?? '0' };
 }
@@ -68,7 +75,7 @@ async function charges(accountId: string) {
 
 describe('publishing settlements to Redis', () => {
   it('is one script call per 100 settled requests, and none for no request', async () => {
-    const redis = createRedis(fx.config.redis.url);
+    const redis = createRedis(fx.config.redis);
     try {
       const scripts = registerBillingScripts(redis);
       // Connected first: a command sent before that is queued and then sent again (counted twice).
@@ -97,7 +104,7 @@ describe('publishing settlements to Redis', () => {
 describe('a publish that meets a Redis outage', () => {
   it('is tried again until the holds are dropped and the snapshot counts the charge', async () => {
     // A replica whose own connection to Redis goes down between its admission and its settlement.
-    const redis = createRedis(fx.config.redis.url);
+    const redis = createRedis(fx.config.redis);
     await redis.ping();
     const { logger, lines } = captureLogger('info');
     const logged = (message: string) => lines().some((line) => line.msg === message);
@@ -127,7 +134,7 @@ describe('a publish that meets a Redis outage', () => {
       await expect
         .poll(() => held('wallet', accountId), { timeout: 12_000, interval: 250 })
         .toEqual({ count: 0, total: '0' });
-      expect(await held('key', input.keyId as string)).toEqual({ count: 0, total: '0' });
+      expect(await held('key', accountId, input.keyId as string)).toEqual({ count: 0, total: '0' });
       const snapshot = await fx.redis.hget(fx.deps.keys.walletSnapshot(accountId), 'balance');
       expect(snapshot).toBe(String(balance));
       expect(logged('published settlements after a Redis outage')).toBe(true);
@@ -168,7 +175,7 @@ describe('settleDeferred', () => {
       expect(snapshot).toBe(String(await fx.billing.balanceOf(accountId)));
     }
     for (const { accountId, keyId } of keys) {
-      expect(await held('key', keyId)).toEqual({ count: 0, total: '0' });
+      expect(await held('key', accountId, keyId)).toEqual({ count: 0, total: '0' });
       for (const at of days) {
         const month = monthOf(at, ZONE);
         const mine = inputs.filter(
@@ -177,7 +184,7 @@ describe('settleDeferred', () => {
         const { spent } = await fx.store.money.keySpendState(accountId, keyId, month);
         expect(spent).toBe(mine.reduce((sum, input) => sum + input.costMicros, 0n));
         // Keys of one account share a spend document: each key's snapshot holds its own spend.
-        const snapshot = await fx.redis.hget(fx.deps.keys.spendSnapshot(keyId, month), 'spent');
+        const snapshot = await fx.redis.hget(fx.deps.keys.spendSnapshot(accountId, keyId, month), 'spent');
         expect(snapshot).toBe(String(spent));
       }
     }
@@ -295,7 +302,7 @@ describe('holds keep concurrent requests within one request of a cap with deferr
     expect(spent).toBe(450n * IRT + BigInt(admittedCount) * COST);
     expect(spent).toBeLessThanOrEqual(cap + COST);
     expect(admittedCount).toBe(6);
-    expect(await held('key', keyId)).toEqual({ count: 0, total: '0' });
+    expect(await held('key', accountId, keyId)).toEqual({ count: 0, total: '0' });
     expect((await fx.billing.admit(admission(charge(accountId, keyId), 0n, cap))).outcome).toBe(
       'spend_limit_reached',
     );

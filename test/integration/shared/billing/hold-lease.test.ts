@@ -131,7 +131,7 @@ describe('a leased hold', () => {
     const request = input();
     await fx.billing.admit(request);
     const walletHolds = fx.deps.keys.walletHolds(accountId);
-    const keyHolds = fx.deps.keys.keyHolds(keyId);
+    const keyHolds = fx.deps.keys.keyHolds(accountId, keyId);
     await fx.redis.del(walletHolds.expiries, walletHolds.amounts, keyHolds.expiries, keyHolds.amounts);
     await fx.billing.renewHolds();
     expect(fx.deps.leases.owns(request.requestId)).toBe(false);
@@ -160,7 +160,10 @@ describe('a leased hold', () => {
     expect(fx.deps.leases.owns(request.requestId)).toBe(false);
     const expiry = (await expiryOf(accountId, request.requestId)) as number;
     expect(expiry).toBeGreaterThan(Date.now() + 55_000);
-    const keyScore = await fx.redis.zscore(fx.deps.keys.keyHolds(keyId).expiries, request.requestId);
+    const keyScore = await fx.redis.zscore(
+      fx.deps.keys.keyHolds(accountId, keyId).expiries,
+      request.requestId,
+    );
     expect(Number(keyScore)).toBeGreaterThan(Date.now() + 55_000);
     await sleep(LEASE_MS + 200);
     expect(await held()).toBe(true);
@@ -204,7 +207,10 @@ describe('renewal', () => {
       for (const { a, request } of requests.slice(0, 5).concat(requests.slice(-5))) {
         const expiry = (await expiryOf(a.accountId, request.requestId)) as number;
         expect(expiry).toBeGreaterThanOrEqual(before + LEASE_MS - 50);
-        const keyScore = await fx.redis.zscore(fx.deps.keys.keyHolds(a.keyId).expiries, request.requestId);
+        const keyScore = await fx.redis.zscore(
+          fx.deps.keys.keyHolds(a.accountId, a.keyId).expiries,
+          request.requestId,
+        );
         expect(Number(keyScore)).toBeGreaterThanOrEqual(before + LEASE_MS - 50);
       }
     } finally {

@@ -2,22 +2,24 @@
  * The breaker per channel against a real Redis, as two replicas share it: consecutive failures
  * open it for the cooldown (a 429's Retry-After sets it), one probe across replicas once it has
  * passed, a success closes it, a failed probe doubles the cooldown (bounded), a per-model scope
- * stays apart, reset forgets a channel, and while Redis is away each process opens on its own.
+ * stays apart, reset forgets a channel (and frees its probes), and while Redis is away each process
+ * opens on its own. Also on a Cluster (`npm run test:redis-cluster`): every key under one tag.
  */
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { breakerKeys } from '../../../../shared/src/channels/breaker-scripts.ts';
 import { ChannelBreaker, MAX_COOLDOWN_MS } from '../../../../shared/src/channels/channel-breaker.ts';
-import { createRedis, type Redis } from '../../../../shared/src/redis/redis.ts';
+import { createRedis, isCluster, type Redis } from '../../../../shared/src/redis/redis.ts';
 import { captureLogger } from '../../../helpers/capture-logger.ts';
-import { uniqueSuffix } from '../../../helpers/test-config.ts';
-import '../../../setup/stack-endpoints.ts';
+import { testConfig, uniqueSuffix } from '../../../helpers/test-config.ts';
 
 const opened: Array<{ close(): Promise<void> | void }> = [];
 afterEach(async () => {
   for (const item of opened.splice(0).reverse()) await item.close();
 });
 
-function connection(url = inject('stack').redisUrl): Redis {
-  const redis = createRedis(url);
+/** A connection to the stack's Redis: its one node, or its Cluster on `npm run test:redis-cluster`. */
+function connection(): Redis {
+  const redis = createRedis(testConfig().redis);
   opened.push({ close: () => redis.disconnect() });
   return redis;
 }
@@ -87,6 +89,31 @@ describe('channel breaker', () => {
     expect(await a.takeProbe('ch_2')).toBe(true);
   });
 
+  it('refuses a second probe once the first failed, before the replicas hear of it', async () => {
+    const prefix = `breaker-${uniqueSuffix()}`;
+    const clock = { now: Date.now() };
+    const [a, b] = [await replica(prefix, clock, 1, 1_000), await replica(prefix, clock, 1, 1_000)];
+    a.failed('ch_10', failure, false);
+    await until(() => b.view('ch_10') === 'open');
+    clock.now += 1_001;
+    expect(await a.takeProbe('ch_10')).toBe(true);
+    const untilBefore = b.openState('ch_10')?.untilMs;
+    a.failed('ch_10', failure, true);
+    // The probe's token is freed with the failure; the stored cooldown (now doubled) still refuses.
+    const redis = connection();
+    const keys = breakerKeys(prefix);
+    const end = Date.now() + 2_000;
+    while ((await redis.exists(keys.probe('ch_10'))) === 1 && Date.now() < end)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await redis.exists(keys.probe('ch_10'))).toBe(0);
+    expect(await b.takeProbe('ch_10')).toBe(false);
+    expect(await a.takeProbe('ch_10')).toBe(false);
+    await until(() => (b.openState('ch_10')?.untilMs ?? 0) > (untilBefore ?? 0));
+    expect(b.openState('ch_10')?.cooldownMs).toBe(2_000);
+    clock.now += 2_001;
+    expect(await b.takeProbe('ch_10')).toBe(true);
+  });
+
   it("opens with an upstream 429's Retry-After as its cooldown", async () => {
     const prefix = `breaker-${uniqueSuffix()}`;
     const clock = { now: Date.now() };
@@ -129,6 +156,37 @@ describe('channel breaker', () => {
     await a.reset('ch_6');
     await until(() => b.view('ch_6') === 'closed' && b.view('ch_6|openai/gpt-x') === 'closed');
     expect(b.anyOpen).toBe(false);
+  });
+
+  it("reset frees the scopes' probes in flight, and every breaker key shares the {channels} slot", async () => {
+    const prefix = `breaker-${uniqueSuffix()}`;
+    const clock = { now: Date.now() };
+    const a = await replica(prefix, clock, 1, 60_000);
+    const redis = connection();
+    const keys = breakerKeys(prefix);
+    a.failed('ch_9', failure, false);
+    a.failed('ch_9|openai/gpt-x', failure, false);
+    await until(() => a.view('ch_9') === 'open' && a.view('ch_9|openai/gpt-x') === 'open');
+    clock.now += 60_001;
+    expect(await a.takeProbe('ch_9')).toBe(true);
+    expect(await a.takeProbe('ch_9|openai/gpt-x')).toBe(true);
+    // The reset script deletes probe keys it builds from the prefix it is given (one slot).
+    await a.reset('ch_9');
+    expect(await redis.exists(keys.probe('ch_9'), keys.probe('ch_9|openai/gpt-x'))).toBe(0);
+    expect(await a.takeProbe('ch_9')).toBe(true);
+    if (isCluster(redis)) {
+      const names = [
+        keys.failures,
+        keys.open,
+        keys.envDisabled,
+        keys.events,
+        keys.probe('ch_9|openai/gpt-x'),
+        `${prefix}:{channels}:figures:ch_9`,
+        `${prefix}:{channels}:changed`,
+      ];
+      const slots = await Promise.all(names.map((key) => redis.call('CLUSTER', 'KEYSLOT', key)));
+      expect(new Set(slots).size).toBe(1);
+    }
   });
 
   it('catches up on a missed message by reading the state again', async () => {

@@ -11,7 +11,7 @@ const prefix = config.queues.prefix;
 let redis: Redis;
 
 beforeAll(() => {
-  redis = createRedis(config.redis.url);
+  redis = createRedis(config.redis);
 });
 afterAll(async () => {
   await redis.quit();
@@ -72,7 +72,7 @@ describe('media handoff', () => {
   });
 
   it('Redis trouble makes no copy and takes none, and never throws: S3 is read instead', async () => {
-    const gone = createRedis(config.redis.url);
+    const gone = createRedis(config.redis);
     await gone.quit();
     const { logger, lines } = captureLogger();
     const handoff = createMediaHandoff(gone, { prefix, maxBytes: 1024, logger });

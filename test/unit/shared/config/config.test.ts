@@ -145,7 +145,9 @@ describe('loadConfig', () => {
   });
 
   it('formats the whole list in the error message', () => {
-    expect(() => loadConfig({})).toThrow(/Invalid configuration:\n {2}- REDIS_URL is required$/);
+    expect(() => loadConfig({})).toThrow(
+      /Invalid configuration:\n {2}- REDIS_URL is required \(or REDIS_CLUSTER_NODES, or REDIS_SENTINELS with REDIS_SENTINEL_MASTER\)$/,
+    );
   });
 });
 

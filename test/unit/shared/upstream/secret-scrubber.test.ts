@@ -46,7 +46,7 @@ function sources(overrides: {
       bucket: 'b',
       forcePathStyle: true,
     },
-    redis: { url: overrides.redisUrl ?? 'redis://127.0.0.1:6379' },
+    redis: { mode: 'single', url: overrides.redisUrl ?? 'redis://127.0.0.1:6379' },
   };
 }
 
