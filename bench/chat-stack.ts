@@ -122,6 +122,8 @@ export interface Gateway extends BenchApi {
 /** How a phase's gateway reaches the mock: its one environment key, or this many API channels. */
 export interface GatewayUpstream {
   readonly channels?: number;
+  /** Further api environment (a variant's one change, e.g. the request log off). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -155,6 +157,7 @@ export async function startGateway(
       ...(upstream.channels === undefined ? { OPENAI_API_KEY: 'sk-bench-anything' } : {}),
       CHANNEL_SECRET_KEY: randomBytes(32).toString('base64'),
       CATALOGUE_PATH: join(run.root, 'bench', 'catalogue.json'),
+      ...upstream.env,
     },
     nodeFlags: [...nodeFlags, '--import', MEMORY_PRELOAD],
     cpus: run.serverCpus,

@@ -72,6 +72,7 @@ const OWN_PROCESS: Record<string, string> = {
   direct: 'mock',
   gateway: 'api',
   'gateway-channels': 'api-channels',
+  'gateway-log-off': 'api-log-off',
   portkey: 'portkey',
   floor: 'floor',
 };
@@ -228,7 +229,7 @@ function storeSection(info: RunInfo): string {
 }
 
 const HOW_TO_RUN =
-  "## How to run\n\n`npm run bench` (needs `wrk` and `redis-server`; about 14 minutes: these phases, about 9, alone with `npm run bench:chat`, then the media phases, `npm run bench:media`, results in [`MEDIA-RESULTS.md`](MEDIA-RESULTS.md), then the console pages, `npm run bench:console`, in [`CONSOLE-RESULTS.md`](CONSOLE-RESULTS.md)). Knobs (env): `BENCH_DURATION` (10 s per segment), `BENCH_ROUNDS` (3), `BENCH_WARMUP_FIRST` (20 s), `BENCH_WARMUP` (3 s), `BENCH_WARMUP_NEXT` (5 s), `BENCH_API_WARMUP` (10 s of load on a fresh api before it is measured), `BENCH_DELAYS` (0,50), `BENCH_CONNECTIONS` (50), `BENCH_ACCOUNTS` (8 × 25 keys), `BENCH_STREAM_REQUESTS` (1200), `BENCH_PROBE_WARMUP` (1500), `BENCH_MANY_STREAMS` (1000; 0 skips), `BENCH_PROFILE_SECONDS` (20; 0 skips), `BENCH_KEEP_STORE` (1 keeps the SQLite files), `SERVER_CPUS` (1), `LOADGEN_CPUS` (0), `STORES_CPUS` (0), `BENCH_TIME_LIMIT_S` (900). `node bench/report.ts bench/results/<stamp>` rewrites this file from a run. A closer look at the api's CPU than the profile gives: `bench/profile-api.sh` (Linux perf).\n";
+  "## How to run\n\n`npm run bench` (needs `wrk` and `redis-server`; about 14 minutes: these phases, about 9, alone with `npm run bench:chat`, then the media phases, `npm run bench:media`, results in [`MEDIA-RESULTS.md`](MEDIA-RESULTS.md), then the console pages, `npm run bench:console`, in [`CONSOLE-RESULTS.md`](CONSOLE-RESULTS.md)). Knobs (env): `BENCH_DURATION` (10 s per segment), `BENCH_ROUNDS` (3), `BENCH_WARMUP_FIRST` (20 s), `BENCH_WARMUP` (3 s), `BENCH_WARMUP_NEXT` (5 s), `BENCH_API_WARMUP` (10 s of load on a fresh api before it is measured), `BENCH_DELAYS` (0,50), `BENCH_CHANNELS` (4 API channels for the second gateway measured at 0 ms; 0 skips it), `BENCH_LOG_OFF` (1: a gateway with the request log off measured at 0 ms; 0 skips it), `BENCH_CONNECTIONS` (50), `BENCH_ACCOUNTS` (8 × 25 keys), `BENCH_STREAM_REQUESTS` (1200), `BENCH_PROBE_WARMUP` (1500), `BENCH_MANY_STREAMS` (1000; 0 skips), `BENCH_PROFILE_SECONDS` (20; 0 skips), `BENCH_KEEP_STORE` (1 keeps the SQLite files), `SERVER_CPUS` (1), `LOADGEN_CPUS` (0), `STORES_CPUS` (0), `BENCH_TIME_LIMIT_S` (900). `node bench/report.ts bench/results/<stamp>` rewrites this file from a run. A closer look at the api's CPU than the profile gives: `bench/profile-api.sh` (Linux perf).\n";
 
 /** The figures of the run that the lines compare (./lines.ts). */
 function lineFigures(
@@ -255,6 +256,7 @@ function lineFigures(
   return {
     rps: { gateway: at(0, 'gateway')?.rps, portkey: at(0, 'portkey')?.rps, floor: at(0, 'floor')?.rps },
     channelsRps: at(0, 'gateway-channels')?.rps,
+    logOffRps: at(0, 'gateway-log-off')?.rps,
     cpuMs: { gateway: cpu('gateway'), floor: cpu('floor') },
     added50: { gateway: added(50, 'gateway'), floor: added(50, 'floor') },
     addedTtft: { gateway: addedTtft('gateway'), floor: addedTtft('floor') },

@@ -20,6 +20,7 @@ import { API_STOP_GRACE_MS } from './bench-api.ts';
 import {
   type ChatRun,
   type Gateway,
+  type GatewayUpstream,
   type Peers,
   startFloor,
   startGateway,
@@ -49,6 +50,8 @@ const settings = {
   delays: (env.BENCH_DELAYS ?? '0,50').split(',').map(Number),
   /** API channels of the second gateway measured at 0 ms (0 skips it). */
   channels: num('BENCH_CHANNELS', 4),
+  /** A gateway with the request log off measured at 0 ms beside the one with it on (0 skips it). */
+  logOff: num('BENCH_LOG_OFF', 1) > 0,
   accounts: num('BENCH_ACCOUNTS', 8),
   streamRequests: num('BENCH_STREAM_REQUESTS', 1200),
   probeWarmup: num('BENCH_PROBE_WARMUP', 1500),
@@ -201,46 +204,69 @@ async function warmApi(peers: Peers, gateway: Gateway, phase: string, streams = 
   });
 }
 
+/** A second gateway measured beside the first in the 0 ms alternation, with one thing changed. */
+interface Variant {
+  readonly name: string;
+  readonly upstream: GatewayUpstream;
+}
+
+/** The 0 ms variants: through `BENCH_CHANNELS` API channels (4); with the request log off. */
+function zeroDelayVariants(): Variant[] {
+  const variants: Variant[] = [];
+  if (settings.channels > 0) variants.push({ name: 'channels', upstream: { channels: settings.channels } });
+  if (settings.logOff)
+    variants.push({ name: 'log-off', upstream: { env: { REQUEST_LOG_ENABLED: 'false' } } });
+  return variants;
+}
+
 /**
  * 1. The unstreamed load at each upstream delay: direct, gateway, Portkey and floor, alternating.
- * At 0 ms a second gateway reaching the mock through `BENCH_CHANNELS` API channels (4) instead of
- * its environment key is measured in the same alternation ("gateway-channels").
+ * At 0 ms, gateways that differ from the first in one thing each (its variants: reaching the mock
+ * through 4 API channels; the request log off) are measured in the same alternation, as
+ * `gateway-<variant>`, so each line compares them in the same run.
  */
 async function loadPhases(peers: Peers): Promise<void> {
   const t = targets(peers);
   for (const [i, delay] of settings.delays.entries()) {
     await inPhase(peers, `load-${delay}`, async (gateway) => {
-      const channels =
-        delay === 0 && settings.channels > 0
-          ? await startGateway(run, peers, `load-${delay}-channels`, [], { channels: settings.channels })
-          : undefined;
+      const variants: Array<Variant & { gateway: Gateway }> = [];
       try {
+        for (const variant of delay === 0 ? zeroDelayVariants() : []) {
+          const started = await startGateway(
+            run,
+            peers,
+            `load-${delay}-${variant.name}`,
+            [],
+            variant.upstream,
+          );
+          variants.push({ ...variant, gateway: started });
+        }
         if (delay > 0) await warmApi(peers, gateway, `load-${delay}`);
-        if (channels !== undefined) await warmApi(peers, channels, `load-${delay}-channels`);
+        for (const v of variants) await warmApi(peers, v.gateway, `load-${delay}-${v.name}`);
         const env = loadEnv(peers, gateway, delay, i === 0 ? settings.warmupFirst : settings.warmupNext);
-        const viaChannels =
-          channels === undefined
-            ? []
-            : [{ ...t.gateway(channels, channels.loadKeys[0] ?? ''), name: 'gateway-channels' }];
+        const pids = variants.map((v) => `api-${v.name}:${v.gateway.api.pid}`);
         await runHarness('bench.mjs', `load-${delay}`, {
           ...env,
-          ...(channels === undefined
+          ...(variants.length === 0
             ? {}
             : {
-                WRK_KEYS_FILE: keyGroups(`load-${delay}`, [gateway, channels]),
-                MONITOR_PIDS: `${env.MONITOR_PIDS},api-channels:${channels.api.pid}`,
+                WRK_KEYS_FILE: keyGroups(`load-${delay}`, [gateway, ...variants.map((v) => v.gateway)]),
+                MONITOR_PIDS: [env.MONITOR_PIDS, ...pids].join(','),
               }),
           TARGETS_FILE: targetsFile(`load-${delay}-targets.json`, [
             t.direct,
             t.gateway(gateway, gateway.loadKeys[0] ?? ''),
-            ...viaChannels,
+            ...variants.map((v) => ({
+              ...t.gateway(v.gateway, v.gateway.loadKeys[0] ?? ''),
+              name: `gateway-${v.name}`,
+            })),
             t.portkey,
             t.floor,
           ]),
           OUT_DIR: join(OUT, `load-${delay}`),
         });
       } finally {
-        await channels?.stop();
+        for (const v of variants) await v.gateway.stop();
       }
     });
   }

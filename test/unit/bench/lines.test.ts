@@ -8,6 +8,7 @@ import { benchLines, type LineFigures, linesTable } from '../../../bench/lines.t
 const run: LineFigures = {
   rps: { gateway: 6000, portkey: 1900, floor: 10_000 },
   channelsRps: 5800,
+  logOffRps: 6100,
   cpuMs: { gateway: 0.149, floor: 0.075 },
   added50: { gateway: 3.02, floor: 1.34 },
   addedTtft: { gateway: 2.69, floor: 1.35 },
@@ -21,22 +22,24 @@ describe('benchLines', () => {
   it('judges each line against the floor of the run, at its limit', () => {
     // 6000 ≥ 3 × 1900; 5800 ≥ 95 % of 6000; 0.149 ≤ 0.150; 3.02 > 1.34 + 1.5; 2.69 ≤ 2.85;
     // +88 ≤ 1.3 × 75; 202 ≤ 223.
-    expect(verdicts(run)).toEqual([true, true, true, false, true, true, true]);
+    expect(verdicts(run)).toEqual([true, true, true, true, false, true, true, true]);
     expect(
       verdicts({
         ...run,
         rps: { ...run.rps, gateway: 5699 },
         channelsRps: 5400,
+        logOffRps: 6100,
         cpuMs: { gateway: 0.151, floor: 0.075 },
         added50: { gateway: 2.84, floor: 1.34 },
         idleMb: { gateway: 224, floor: 123 },
         growthMb: { gateway: 99, floor: 75 },
       }),
-    ).toEqual([false, false, false, true, true, false, false]);
+    ).toEqual([false, false, false, false, true, true, false, false]);
   });
 
   it('says what it compared, the floor beside the gateway', () => {
-    const [throughput, channels, cpu, latency, , growth, idle] = benchLines(run);
+    const [throughput, channels, log, cpu, latency, , growth, idle] = benchLines(run);
+    expect(log).toMatchObject({ gateway: '6000 req/s = 98.4 % of 6100' });
     expect(throughput).toMatchObject({ gateway: '6000 req/s = 3.16 × Portkey (1900)', floor: '5.26 ×' });
     expect(channels).toMatchObject({ gateway: '5800 req/s = 96.7 % of 6000', floor: '–' });
     expect(cpu).toMatchObject({ gateway: '0.149 ms', floor: '0.075 ms' });
@@ -48,6 +51,7 @@ describe('benchLines', () => {
   it('has a line without its figures as n/a, neither met nor missed', () => {
     const lines = benchLines({ ...run, rps: {}, idleMb: { gateway: 202 }, growthMb: {} });
     expect(lines.map((line) => line.met)).toEqual([
+      undefined,
       undefined,
       undefined,
       true,
@@ -63,7 +67,7 @@ describe('benchLines', () => {
 describe('linesTable', () => {
   it('names, for a missed line, the section whose profile explains it', () => {
     const table = linesTable(benchLines(run));
-    expect(table.split('\n')).toHaveLength(9);
+    expect(table.split('\n')).toHaveLength(10);
     expect(table).toContain(
       '| 50 ms upstream: added p50 ≤ the floor’s + 1.5 ms | +3.02 ms | +1.34 ms | **missed** (see "CPU profile of the api") |',
     );
