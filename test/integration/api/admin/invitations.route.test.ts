@@ -100,6 +100,7 @@ describe('POST /admin/v1/accounts/{id}/invitations', () => {
       'email',
       'id',
       'name',
+      'price_multiplier',
       'status',
     ]);
   });
