@@ -76,7 +76,7 @@ describe('a worker killed in the middle of a job', () => {
     expect((await m.job(jobId))?.status).toBe('delivered');
     expect(await m.bullJobEnded('image', jobId)).toBe('completed');
     expect(await m.gateway.services.billing.checkLedger()).toEqual([]);
-  });
+  }, 60_000);
 
   it('video: killed while downloading the MP4; rerun polls (no second submit) and charges once', async () => {
     const first = await m.startWorker({ WORKER_QUEUES: 'video' });
@@ -101,5 +101,5 @@ describe('a worker killed in the middle of a job', () => {
     expect(Buffer.from(await content.arrayBuffer()).toString('latin1', 4, 8)).toBe('ftyp');
     expect(await m.bullJobEnded('video', created.id)).toBe('completed');
     expect(await m.gateway.services.billing.checkLedger()).toEqual([]);
-  });
+  }, 60_000);
 });
