@@ -4,37 +4,16 @@ import {
   type RequestRecordObject,
   requestRecordObject,
 } from '../../../shared/src/request-log/request-record.ts';
+import { requestRecordSchema } from '../schemas/request-record.schema.ts';
 
 /** The most rows one export holds (a longer range is exported in parts, by date). */
 export const CSV_MAX_ROWS = 1_000_000;
 const PAGE = 200;
 
-const COLUMNS: ReadonlyArray<keyof RequestRecordObject> = [
-  'id',
-  'created',
-  'account_id',
-  'key_id',
-  'key_last4',
-  'method',
-  'path',
-  'endpoint',
-  'model',
-  'provider',
-  'channel_id',
-  'attempts',
-  'status',
-  'error_code',
-  'outcome',
-  'stream',
-  'input_tokens',
-  'output_tokens',
-  'cached_tokens',
-  'reasoning_tokens',
-  'cost',
-  'latency_ms',
-  'ttft_ms',
-  'ip',
-];
+/** The record's fields in the order of its schema (the answer of `GET /v1/requests/{id}`), `object` aside. */
+const COLUMNS = requestRecordSchema.required.filter(
+  (name): name is Exclude<typeof name, 'object'> => name !== 'object',
+) satisfies ReadonlyArray<keyof RequestRecordObject>;
 
 /**
  * The records a query selects as CSV (RFC 4180, a header line first), streamed: read page by page
