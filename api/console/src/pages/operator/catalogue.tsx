@@ -90,7 +90,7 @@ function CatalogueBody({ data, onChanged }: { data: CatalogueView; onChanged: ()
           )}
         </Field>
         <div class="table-wrap">
-          <table class="catalogue-table" data-testid="catalogue-table">
+          <table class="stacked-table" data-testid="catalogue-table">
             <thead>
               <tr>
                 <th scope="col">{t('catalogue.model')}</th>

@@ -89,7 +89,7 @@ export function ChannelsPage() {
       <AsyncView state={channels} empty={(data) => data.length === 0} emptyText={t('channels.empty')}>
         {(data) => (
           <div class="card table-wrap table-contained">
-            <table data-testid="channels-table">
+            <table class="stacked-table" data-testid="channels-table">
               <thead>
                 <tr>
                   <th scope="col">{t('channels.name')}</th>
