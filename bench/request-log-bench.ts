@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { RequestLogQuery } from '../shared/src/request-log/request-log-store.ts';
 import { formatRequestId, type RequestRecord } from '../shared/src/request-log/request-record.ts';
 import { runRetentionPass } from '../shared/src/request-log/retention.ts';
-import { openSqliteRequestLog, REQUEST_LOG_INDEXES } from '../shared/src/store/sqlite/request-log.sqlite.ts';
+import { openSqliteRequestLog } from '../shared/src/store/sqlite/request-log.sqlite.ts';
 
 const arg = (name: string, fallback: number) => {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -144,13 +144,7 @@ const fmt = (ms: number) => ms.toFixed(2);
 async function main(): Promise<void> {
   const folder = mkdtempSync(join(os.tmpdir(), 'request-log-bench-'));
   const path = join(folder, 'requests.db');
-  const store = openSqliteRequestLog({ path, busyTimeoutMs: 5_000 }) as ReturnType<
-    typeof openSqliteRequestLog
-  > & {
-    insertNow(records: readonly RequestRecord[]): void;
-    deleteNow(beforeMs: number, batch: number): number;
-    database: import('node:sqlite').DatabaseSync;
-  };
+  const store = openSqliteRequestLog({ path, busyTimeoutMs: 5_000 });
   const endMs = Date.UTC(2026, 10, 30);
   const startMs = endMs - YEAR_MS;
   const step = YEAR_MS / RECORDS;
@@ -159,11 +153,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   let written = 0;
   console.log(`generating ${RECORDS.toLocaleString('en')} records into ${path}`);
-  // Bulk load: the rows through the store's own write path, the indexes made afterwards (sorted
-  // once instead of updated per row); `--incremental` keeps them, as the api writes.
-  const incremental = process.argv.includes('--incremental');
-  const indexNames = [...REQUEST_LOG_INDEXES.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
-  if (!incremental) for (const name of indexNames) store.database.exec(`DROP INDEX ${name}`);
+  // The rows through the store's own write path, each partition's indexes in place, as the api writes.
   while (written < RECORDS) {
     const batch: RequestRecord[] = [];
     for (let i = 0; i < BATCH && written + i < RECORDS; i += 1) {
@@ -178,10 +168,6 @@ async function main(): Promise<void> {
       console.log(
         `  ${written.toLocaleString('en')} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
       );
-  }
-  if (!incremental) {
-    console.log('  making the indexes');
-    store.database.exec(REQUEST_LOG_INDEXES);
   }
   store.database.exec('ANALYZE');
   const generateSeconds = (performance.now() - started) / 1000;
@@ -228,13 +214,12 @@ async function main(): Promise<void> {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   let longestStep = 0;
   const stepping = {
-    ...store,
     kind: store.kind,
-    deleteOlderThan: async (beforeMs: number, batch: number) => {
+    retentionStep: async (beforeMs: number) => {
       const t = performance.now();
-      const deleted = store.deleteNow(beforeMs, batch);
+      const step = store.retentionStepNow(beforeMs);
       longestStep = Math.max(longestStep, performance.now() - t);
-      return deleted;
+      return step;
     },
   };
   // The machine's own noise first: the event loop's longest delay over 5 s of doing nothing.
@@ -245,7 +230,10 @@ async function main(): Promise<void> {
   const idleMaxMs = idle.max / 1e6;
   delay.enable();
   const retentionStarted = performance.now();
-  const deleted = await runRetentionPass(stepping as typeof store, { retentionDays, now: () => endMs });
+  const deleted = await runRetentionPass(stepping as unknown as typeof store, {
+    retentionDays,
+    now: () => endMs,
+  });
   const retentionSeconds = (performance.now() - retentionStarted) / 1000;
   delay.disable();
   const maxBlockMs = delay.max / 1e6;
@@ -260,10 +248,10 @@ The latest run of \`npm run bench:request-log\` (bench/request-log-bench.ts). A 
 (\`REQUEST_LOG_PATH\`'s schema) is filled by the store's own batch write with generated records:
 a year of a busy mix (${ACCOUNTS.toLocaleString('en')} accounts with skewed traffic, ${KEYS_PER_ACCOUNT} keys each, ${MODELS.length} models, 5 % errors,
 half the chats streamed), arriving in time order as the api writes them. Then ${QUERIES} queries of each kind
-on the full file, and a retention pass deleting the oldest ${RETAIN_DELETE.toLocaleString('en')} rows in its steps, with the event
+on the full file, and a retention pass dropping the partitions of the oldest ${RETAIN_DELETE.toLocaleString('en')} rows in its steps, with the event
 loop's delay monitored throughout.
 
-- Load: ${incremental ? 'row by row with the indexes in place, as the api writes' : 'the rows in batches of 20,000 through the store’s write path, the indexes made after the load (sorted once)'}.
+- Load: in batches of 20,000 through the store’s write path, each partition’s indexes in place, as the api writes; ${store.segments.length} partitions (a table per UTC day) before retention.
 - Records: **${RECORDS.toLocaleString('en')}**${RECORDS < 10_000_000 ? ' (fewer than the target ten million: `--records` was lowered for this machine)' : ''}; generated in ${generateSeconds.toFixed(0)} s
   (${Math.round(RECORDS / generateSeconds).toLocaleString('en')} records/s).
 - Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.

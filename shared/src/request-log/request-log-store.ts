@@ -28,6 +28,11 @@ export interface RequestLogPage {
   readonly nextCursor: string | null;
 }
 
+export interface RetentionStep {
+  readonly deleted: number;
+  readonly more: boolean;
+}
+
 /** A cursor this store did not make (or that was altered): the client's error, answered 400. */
 export class InvalidCursorError extends Error {
   constructor() {
@@ -54,10 +59,12 @@ export interface RequestLogStore {
   /** Throws InvalidCursorError for a cursor it did not make. */
   list(query: RequestLogQuery): Promise<RequestLogPage>;
   /**
-   * Deletes at most `batch` records that arrived before `beforeMs`, oldest first; answers how many
-   * it deleted (fewer than `batch`: nothing older is left).
+   * One retention step, oldest first: deletes at most `batch` records that arrived before
+   * `beforeMs` (MongoDB), or drops the oldest partition when all of it did (SQLite: a UTC day's
+   * table, or part of a busy day's; `batch` is not used). Answers how many records went and
+   * whether another step has more to delete.
    */
-  deleteOlderThan(beforeMs: number, batch: number): Promise<number>;
+  retentionStep(beforeMs: number, batch: number): Promise<RetentionStep>;
   close(): Promise<void>;
 }
 

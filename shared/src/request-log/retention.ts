@@ -16,11 +16,11 @@ const MIN_BATCH = 10;
 const MAX_BATCH = 5_000;
 
 /**
- * One retention pass: deletes the records older than the retention in small steps, giving the
- * event loop back between steps (`setImmediate`). Each step's size follows the last one's time:
- * halved when it took longer than 10 ms, doubled when it took under a quarter of that, so a
- * step stays a few milliseconds whatever the file's size, cache and disk. Answers how many
- * records it deleted.
+ * One retention pass: deletes the records older than the retention in steps, giving the event
+ * loop back between steps (`setImmediate`). On SQLite a step drops one partition (a day's table);
+ * on MongoDB it deletes a batch whose size follows the last step's time: halved when it took
+ * longer than 10 ms, doubled when it took under a quarter of that. Answers how many records it
+ * deleted.
  */
 export async function runRetentionPass(store: RequestLogStore, options: RetentionOptions): Promise<number> {
   const now = options.now ?? Date.now;
@@ -29,10 +29,10 @@ export async function runRetentionPass(store: RequestLogStore, options: Retentio
   let deleted = 0;
   for (;;) {
     const started = performance.now();
-    const step = await store.deleteOlderThan(beforeMs, batch);
+    const step = await store.retentionStep(beforeMs, batch);
     const took = performance.now() - started;
-    deleted += step;
-    if (step < batch) return deleted;
+    deleted += step.deleted;
+    if (!step.more) return deleted;
     if (took > STEP_TARGET_MS) batch = Math.max(MIN_BATCH, Math.floor(batch / 2));
     else if (took < STEP_TARGET_MS / 4) batch = Math.min(MAX_BATCH, batch * 2);
     await new Promise<void>((resolve) => setImmediate(resolve));

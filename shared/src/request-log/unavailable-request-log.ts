@@ -23,7 +23,7 @@ export function unavailableRequestLog(kind: RequestLogStore['kind'], cause: unkn
     completeJob: fail,
     findById: fail,
     list: fail,
-    deleteOlderThan: async () => 0,
+    retentionStep: async () => ({ deleted: 0, more: false }),
     close: async () => undefined,
   };
 }

@@ -23,7 +23,7 @@ function memoryStore(write: (records: readonly RequestRecord[]) => Promise<void>
     completeJob: async () => false,
     findById: async () => null,
     list: async () => ({ records: [], nextCursor: null }),
-    deleteOlderThan: async () => 0,
+    retentionStep: async () => ({ deleted: 0, more: false }),
     close: async () => undefined,
   };
   return { store, written };
@@ -90,7 +90,7 @@ describe('retention', () => {
     }, 0);
     const store = {
       ...memoryStore().store,
-      deleteOlderThan: async (_before: number, batch: number) => {
+      retentionStep: async (_before: number, batch: number) => {
         batches.push(batch);
         // A slow file: 0.1 ms a row, busy (it holds the loop, as SQLite does).
         const until = performance.now() + batch * 0.1;
@@ -99,7 +99,7 @@ describe('retention', () => {
         }
         const deleted = Math.min(batch, left);
         left -= deleted;
-        return deleted;
+        return { deleted, more: left > 0 };
       },
     };
     const deleted = await runRetentionPass(store, { retentionDays: 30, batch: 500 });

@@ -5,6 +5,7 @@ import {
   type RequestLogPage,
   type RequestLogQuery,
   type RequestLogStore,
+  type RetentionStep,
 } from '../../request-log/request-log-store.ts';
 import {
   isErrorRecord,
@@ -175,15 +176,15 @@ class MongoRequestLog implements RequestLogStore {
     };
   }
 
-  async deleteOlderThan(beforeMs: number, batch: number): Promise<number> {
+  async retentionStep(beforeMs: number, batch: number): Promise<RetentionStep> {
     const oldest = await this.#collection
       .find({ _id: { $lt: requestIdFloor(beforeMs) } }, { projection: { _id: 1 } })
       .sort({ _id: 1 })
       .limit(batch)
       .toArray();
-    if (oldest.length === 0) return 0;
+    if (oldest.length === 0) return { deleted: 0, more: false };
     const result = await this.#collection.deleteMany({ _id: { $in: oldest.map((doc) => doc._id) } });
-    return result.deletedCount;
+    return { deleted: result.deletedCount, more: oldest.length === batch };
   }
 
   close(): Promise<void> {

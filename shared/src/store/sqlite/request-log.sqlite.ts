@@ -7,6 +7,7 @@ import {
   type RequestLogPage,
   type RequestLogQuery,
   type RequestLogStore,
+  type RetentionStep,
 } from '../../request-log/request-log-store.ts';
 import {
   formatRequestId,
@@ -18,99 +19,19 @@ import {
   type RequestRecord,
 } from '../../request-log/request-record.ts';
 import { StoreOpenError } from './database.ts';
+import { NAME_KIND, NAMES_SCHEMA, RequestLogNames } from './request-log-names.ts';
+import { PER_MS, RequestLogSegments, type Segment, type SegmentIndex } from './request-log-segments.ts';
 
-/**
- * The request log's schema, in its own file so the money file's write lock is never shared.
- * Compact by design (≤ 200 bytes a record at ten million rows, bench/REQUEST-LOG.md):
- * - `pos`, the rowid, is the request's millisecond × 4096 plus 12 bits of its id's random part:
- *   the table is stored in arrival order, `created` is not stored (it is `pos / 4096`), a date
- *   range is a rowid range, and a lookup by id scans the few rows of one millisecond (no index);
- * - `rnd` holds the id's other 12 random bytes, so the id is rebuilt from `pos` and `rnd`;
- * - every repeated string (account, model, provider, path, endpoint, error code, channel, ip,
- *   method) is a small integer into `names`, keys into `keys` (with their last 4 characters).
- */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS names (
-  id INTEGER PRIMARY KEY,
-  kind INTEGER NOT NULL,
-  value TEXT NOT NULL,
-  UNIQUE (kind, value)
-);
-CREATE TABLE IF NOT EXISTS keys (
-  id INTEGER PRIMARY KEY,
-  key_id TEXT NOT NULL UNIQUE,
-  account INTEGER NOT NULL,
-  last4 TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS requests (
-  pos INTEGER PRIMARY KEY,
-  rnd BLOB NOT NULL,
-  account INTEGER NOT NULL,
-  key INTEGER NOT NULL,
-  method INTEGER NOT NULL,
-  path INTEGER NOT NULL,
-  endpoint INTEGER NOT NULL,
-  model INTEGER,
-  provider INTEGER,
-  channel INTEGER,
-  attempts INTEGER NOT NULL,
-  status INTEGER NOT NULL,
-  error INTEGER,
-  outcome INTEGER NOT NULL,
-  err INTEGER NOT NULL,
-  stream INTEGER NOT NULL,
-  input INTEGER NOT NULL,
-  output INTEGER NOT NULL,
-  cached INTEGER NOT NULL,
-  reasoning INTEGER NOT NULL,
-  cost INTEGER NOT NULL,
-  latency INTEGER NOT NULL,
-  ttft INTEGER,
-  ip INTEGER
-);
--- completeJob(): the record of the request that started a video job (videos only: a small table).
-CREATE TABLE IF NOT EXISTS jobs (
-  job_id TEXT PRIMARY KEY,
-  pos INTEGER NOT NULL
-) WITHOUT ROWID;
-`;
-
-/** The indexes, each for the query it names (the bench drops and remakes them around a bulk load). */
-export const REQUEST_LOG_INDEXES = `
--- GET /admin/v1/requests?account_id= (and the holder's own list): an account's page, newest first.
-CREATE INDEX IF NOT EXISTS requests_by_account ON requests (account);
--- GET /admin/v1/requests?key_id=: a key's page, newest first.
-CREATE INDEX IF NOT EXISTS requests_by_key ON requests (key);
--- GET /admin/v1/requests?model=: a model's page, newest first.
-CREATE INDEX IF NOT EXISTS requests_by_model ON requests (model);
--- GET /admin/v1/requests?status=error|<code> across accounts: only the failed requests are indexed.
-CREATE INDEX IF NOT EXISTS requests_errors ON requests (err) WHERE err = 1;
--- GET /admin/v1/requests?account_id=&status=error|<code>: an account's failed requests.
-CREATE INDEX IF NOT EXISTS requests_errors_by_account ON requests (account) WHERE err = 1;
-`;
-
-/** Kinds of `names`. */
-const KIND = {
-  account: 1,
-  model: 2,
-  provider: 3,
-  path: 4,
-  endpoint: 5,
-  error: 6,
-  channel: 7,
-  ip: 8,
-  method: 9,
-} as const;
-type Kind = (typeof KIND)[keyof typeof KIND];
-
-/** Positions per millisecond; a collision of the 12 bits moves to the next free one. */
-const PER_MS = 4096;
-/** How far past its millisecond's positions a record may have moved on collisions. */
-const SPILL = 64;
+/** How many positions past its own a first-schema record may have moved on collisions. */
+const LEGACY_SPILL = 64;
+/** Positions of one millisecond tried for a record before it is dropped (a 12-bit collision). */
+const TRIES = 64;
 
 export interface SqliteRequestLogOptions {
   readonly path: string;
   readonly busyTimeoutMs: number;
+  /** Records a partition takes before the next starts (tests make it small); default SEGMENT_ROWS. */
+  readonly rowsPerSegment?: number;
 }
 
 interface Row {
@@ -141,71 +62,60 @@ interface Row {
 
 const COLUMNS =
   'pos, rnd, account, key, method, path, endpoint, model, provider, channel, attempts, status, error, outcome, err, stream, input, output, cached, reasoning, cost, latency, ttft, ip';
+const PLACEHOLDERS = COLUMNS.split(', ')
+  .map(() => '?')
+  .join(', ');
 
 /** Read back with the cost as text: a µIRT amount may pass 2^53. */
 const SELECTED = COLUMNS.replace('cost,', 'CAST(cost AS TEXT) AS cost,');
 
-/** Opens (creating) the request log's own SQLite file. */
-export function openSqliteRequestLog(options: SqliteRequestLogOptions): RequestLogStore {
+/**
+ * Opens (creating) the request log's own SQLite file. Compact by design (≤ 200 bytes a record at
+ * ten million rows, bench/REQUEST-LOG.md):
+ * - records live in partitions, a table per UTC day (or per 100,000 records of a busy day), each
+ *   with its own indexes (./request-log-segments.ts): retention drops whole tables;
+ * - `pos`, the rowid, is the request's millisecond × 4096 plus 12 bits of its id's random part:
+ *   a table is stored in arrival order, `created` is not stored (it is `pos / 4096`), a date
+ *   range is a rowid range, and a lookup by id reads the few rows of one millisecond of one table;
+ * - `rnd` holds the id's other random bytes, so the id is rebuilt from `pos` and `rnd`;
+ * - every repeated string is a small integer into `names`, keys into `keys` (./request-log-names.ts).
+ */
+export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRequestLog {
   const path = options.path === ':memory:' ? options.path : resolve(options.path);
-  let db: DatabaseSync;
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    db = new DatabaseSync(path, { timeout: options.busyTimeoutMs, readBigInts: false });
+    const db = new DatabaseSync(path, { timeout: options.busyTimeoutMs, readBigInts: false });
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
-    // The pages new records land on (the end of each account's, key's and model's index range)
-    // stay cached: 32 MiB of page cache, and the file mapped so reads cost no system call.
+    // The pages new records land on (the newest partition and its indexes) stay cached: 32 MiB
+    // of page cache, and the file mapped so reads cost no system call.
     db.exec('PRAGMA cache_size = -32768');
     db.exec('PRAGMA mmap_size = 1073741824');
-    db.exec(SCHEMA);
-    db.exec(REQUEST_LOG_INDEXES);
+    db.exec(NAMES_SCHEMA);
+    return new SqliteRequestLog(db, new RequestLogSegments(db, options.rowsPerSegment));
   } catch (err) {
     throw new StoreOpenError(path, err);
   }
-  return new SqliteRequestLog(db);
 }
 
-class SqliteRequestLog implements RequestLogStore {
+export class SqliteRequestLog implements RequestLogStore {
   readonly kind = 'sqlite' as const;
   readonly #db: DatabaseSync;
-  readonly #ids = new Map<string, number>();
-  readonly #values = new Map<number, string>();
-  readonly #keyIds = new Map<string, number>();
-  readonly #keys = new Map<number, { keyId: string; account: number; last4: string }>();
-  readonly #insert: StatementSync;
-  readonly #rndAt: StatementSync;
-  readonly #nameInsert: StatementSync;
-  readonly #nameSelect: StatementSync;
-  readonly #nameById: StatementSync;
-  readonly #keyInsert: StatementSync;
-  readonly #keySelect: StatementSync;
-  readonly #keyById: StatementSync;
-  readonly #byId: StatementSync;
-  readonly #oldest: StatementSync;
-  readonly #deleteUpTo: StatementSync;
+  readonly #names: RequestLogNames;
+  readonly #segments: RequestLogSegments;
+  readonly #dataVersion: StatementSync;
   readonly #jobInsert: StatementSync;
-  readonly #jobsDeleteUpTo: StatementSync;
+  readonly #jobSelect: StatementSync;
+  #seenVersion: number;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, segments: RequestLogSegments) {
     this.#db = db;
-    this.#insert = db.prepare(
-      `INSERT OR IGNORE INTO requests (${COLUMNS}) VALUES (${COLUMNS.split(', ')
-        .map(() => '?')
-        .join(', ')})`,
-    );
-    this.#rndAt = db.prepare('SELECT rnd FROM requests WHERE pos = ?');
-    this.#nameInsert = db.prepare('INSERT OR IGNORE INTO names (kind, value) VALUES (?, ?)');
-    this.#nameSelect = db.prepare('SELECT id FROM names WHERE kind = ? AND value = ?');
-    this.#nameById = db.prepare('SELECT value FROM names WHERE id = ?');
-    this.#keyInsert = db.prepare('INSERT OR IGNORE INTO keys (key_id, account, last4) VALUES (?, ?, ?)');
-    this.#keySelect = db.prepare('SELECT id, account, last4 FROM keys WHERE key_id = ?');
-    this.#keyById = db.prepare('SELECT key_id, account, last4 FROM keys WHERE id = ?');
-    this.#byId = db.prepare(`SELECT ${SELECTED} FROM requests WHERE pos BETWEEN ? AND ? AND rnd = ?`);
-    this.#oldest = db.prepare('SELECT pos FROM requests WHERE pos < ? ORDER BY pos LIMIT 1 OFFSET ?');
-    this.#deleteUpTo = db.prepare('DELETE FROM requests WHERE pos <= ?');
+    this.#names = new RequestLogNames(db);
+    this.#segments = segments;
+    this.#dataVersion = db.prepare('PRAGMA data_version');
     this.#jobInsert = db.prepare('INSERT OR IGNORE INTO jobs (job_id, pos) VALUES (?, ?)');
-    this.#jobsDeleteUpTo = db.prepare('DELETE FROM jobs WHERE pos <= ?');
+    this.#jobSelect = db.prepare('SELECT pos FROM jobs WHERE job_id = ?');
+    this.#seenVersion = this.#version();
   }
 
   async insertMany(records: readonly RequestRecord[]): Promise<void> {
@@ -214,37 +124,64 @@ class SqliteRequestLog implements RequestLogStore {
 
   /** The synchronous write of a batch, in one transaction (the bench calls it directly). */
   insertNow(records: readonly RequestRecord[]): void {
+    this.#write(() => {
+      for (const record of records) this.#insertOne(record);
+    });
+  }
+
+  /**
+   * Runs `write` in one immediate transaction, the partitions' register read again first when
+   * another connection (a second api, the worker) committed since; rolled back whole on a failure.
+   */
+  #write<T>(write: () => T): T {
     const db = this.#db;
     db.exec('BEGIN IMMEDIATE');
     try {
-      for (const record of records) this.#insertOne(record);
+      this.#catchUp();
+      const result = write();
+      this.#segments.save();
       db.exec('COMMIT');
+      return result;
     } catch (err) {
       if (db.isTransaction) db.exec('ROLLBACK');
-      // A name or key written inside the rolled-back transaction is not in the file.
-      this.#forgetNames();
+      // A name, key or partition written inside the rolled-back transaction is not in the file.
+      this.#names.forget();
+      this.#segments.reload();
       throw err;
     }
+  }
+
+  /** Reads the register again when another connection committed since this one last looked. */
+  #catchUp(): void {
+    const version = this.#version();
+    if (version === this.#seenVersion) return;
+    this.#seenVersion = version;
+    this.#segments.reload();
+  }
+
+  #version(): number {
+    return (this.#dataVersion.get() as { data_version: number }).data_version;
   }
 
   #insertOne(record: RequestRecord): void {
     const parsed = parseRequestId(record.id);
     if (parsed === null) return; // Only the service's own ids are logged.
     const { ms, random } = parsed;
-    const account = this.#name(KIND.account, record.accountId);
+    const names = this.#names;
+    const account = names.name(NAME_KIND.account, record.accountId);
     const values = [
       random,
       account,
-      this.#key(record.keyId, account, record.keyLast4),
-      this.#name(KIND.method, record.method),
-      this.#name(KIND.path, record.path),
-      this.#name(KIND.endpoint, record.endpoint),
-      this.#nullableName(KIND.model, record.model),
-      this.#nullableName(KIND.provider, record.provider),
-      this.#nullableName(KIND.channel, record.channelId),
+      names.key(record.keyId, account, record.keyLast4),
+      names.name(NAME_KIND.method, record.method),
+      names.name(NAME_KIND.path, record.path),
+      names.name(NAME_KIND.endpoint, record.endpoint),
+      names.nullableName(NAME_KIND.model, record.model),
+      names.nullableName(NAME_KIND.provider, record.provider),
+      names.nullableName(NAME_KIND.channel, record.channelId),
       record.attempts,
       record.status,
-      this.#nullableName(KIND.error, record.errorCode),
+      names.nullableName(NAME_KIND.error, record.errorCode),
       REQUEST_OUTCOMES.indexOf(record.outcome),
       isErrorRecord(record) ? 1 : 0,
       record.stream ? 1 : 0,
@@ -255,75 +192,127 @@ class SqliteRequestLog implements RequestLogStore {
       record.costMicros,
       Math.max(0, Math.round(record.latencyMs)),
       record.ttftMs === null ? null : Math.max(0, Math.round(record.ttftMs)),
-      this.#nullableName(KIND.ip, record.ip),
+      names.nullableName(NAME_KIND.ip, record.ip),
     ] as const;
-    let pos = ms * PER_MS + ((random[0] as number) << 4) + ((random[1] as number) >> 4);
-    for (let tries = 0; tries < SPILL; tries += 1, pos += 1) {
-      if (Number(this.#insert.run(pos, ...values).changes) === 1) {
+    const segment = this.#segments.forWrite(ms);
+    const insert = this.#segments.statement(
+      `INSERT OR IGNORE INTO ${segment.name} (${COLUMNS}) VALUES (${PLACEHOLDERS})`,
+    );
+    const first = ms * PER_MS;
+    const slot = ((random[0] as number) << 4) + ((random[1] as number) >> 4);
+    // A taken position moves to the next of the same millisecond (wrapping), so every position of
+    // a partition belongs to a millisecond it holds.
+    for (let tries = 0; tries < TRIES; tries += 1) {
+      const pos = first + ((slot + tries) % PER_MS);
+      if (Number(insert.run(pos, ...values).changes) === 1) {
+        this.#segments.noteWritten(segment, 1, ms);
         if (record.jobId != null) this.#jobInsert.run(record.jobId, pos);
         return;
       }
-      const taken = this.#rndAt.get(pos) as { rnd: Uint8Array } | undefined;
+      const taken = this.#segments.statement(`SELECT rnd FROM ${segment.name} WHERE pos = ?`).get(pos) as
+        | { rnd: Uint8Array }
+        | undefined;
       if (taken !== undefined && Buffer.from(taken.rnd).equals(random)) return; // Already written.
     }
   }
 
   async completeJob(jobId: string, completion: RequestCompletion): Promise<boolean> {
-    const found = this.#db.prepare('SELECT pos FROM jobs WHERE job_id = ?').get(jobId) as
-      | { pos: number }
-      | undefined;
-    if (found === undefined) return false;
-    const sets = ['status = ?', 'outcome = ?', 'err = ?', 'error = ?', 'cost = ?'];
-    const values: Array<number | bigint | null> = [
-      completion.status,
-      REQUEST_OUTCOMES.indexOf(completion.outcome),
-      isErrorRecord(completion) ? 1 : 0,
-      this.#nullableName(KIND.error, completion.errorCode),
-      completion.costMicros,
-    ];
-    if (completion.provider !== undefined) {
-      sets.push('provider = ?');
-      values.push(this.#nullableName(KIND.provider, completion.provider));
-    }
-    if (completion.channelId !== undefined) {
-      sets.push('channel = ?');
-      values.push(this.#nullableName(KIND.channel, completion.channelId));
-    }
-    if (completion.model !== undefined) {
-      sets.push('model = ?');
-      values.push(this.#nullableName(KIND.model, completion.model));
-    }
-    this.#db.prepare(`UPDATE requests SET ${sets.join(', ')} WHERE pos = ?`).run(...values, found.pos);
-    return true;
+    return this.#write(() => {
+      const found = this.#jobSelect.get(jobId) as { pos: number } | undefined;
+      const segment =
+        found === undefined ? undefined : this.#segments.covering(Math.floor(found.pos / PER_MS));
+      if (found === undefined || segment === undefined) return false;
+      const names = this.#names;
+      const sets = ['status = ?', 'outcome = ?', 'err = ?', 'error = ?', 'cost = ?'];
+      const values: Array<number | bigint | null> = [
+        completion.status,
+        REQUEST_OUTCOMES.indexOf(completion.outcome),
+        isErrorRecord(completion) ? 1 : 0,
+        names.nullableName(NAME_KIND.error, completion.errorCode),
+        completion.costMicros,
+      ];
+      if (completion.provider !== undefined) {
+        sets.push('provider = ?');
+        values.push(names.nullableName(NAME_KIND.provider, completion.provider));
+      }
+      if (completion.channelId !== undefined) {
+        sets.push('channel = ?');
+        values.push(names.nullableName(NAME_KIND.channel, completion.channelId));
+      }
+      if (completion.model !== undefined) {
+        sets.push('model = ?');
+        values.push(names.nullableName(NAME_KIND.model, completion.model));
+      }
+      this.#db
+        .prepare(`UPDATE ${segment.name} SET ${sets.join(', ')} WHERE pos = ?`)
+        .run(...values, found.pos);
+      return true;
+    });
   }
 
   async findById(id: string): Promise<RequestRecord | null> {
-    const row = this.#findRow(id);
+    const parsed = parseRequestId(id);
+    if (parsed === null) return null;
+    this.#catchUp();
+    const segment = this.#segments.covering(parsed.ms);
+    if (segment === undefined) return null;
+    const first = parsed.ms * PER_MS;
+    const row = this.#segments
+      .statement(`SELECT ${SELECTED} FROM ${segment.name} WHERE pos BETWEEN ? AND ? AND rnd = ?`)
+      .get(first, first + PER_MS + LEGACY_SPILL, parsed.random) as Row | undefined;
     return row === undefined ? null : this.#record(row);
   }
 
-  #findRow(id: string): Row | undefined {
-    const parsed = parseRequestId(id);
-    if (parsed === null) return undefined;
-    const first = parsed.ms * PER_MS;
-    return this.#byId.get(first, first + PER_MS + SPILL, parsed.random) as Row | undefined;
-  }
-
   async list(query: RequestLogQuery): Promise<RequestLogPage> {
-    const where: string[] = [];
-    const params: Array<number | string> = [];
     const cursor =
       query.cursor === undefined
         ? undefined
         : Number(decodeCursor(query.cursor, (p) => /^\d{1,20}$/.test(p) && Number.isSafeInteger(Number(p))));
-    let index: string | undefined;
+    const filter = this.#filter(query);
     const empty = { records: [], nextCursor: null };
+    if (filter === null) return empty;
+    this.#catchUp();
+    const lower = query.fromMs === undefined ? 0 : query.fromMs * PER_MS;
+    const upper = Math.min(
+      query.beforeMs === undefined ? Number.MAX_SAFE_INTEGER : query.beforeMs * PER_MS,
+      cursor ?? Number.MAX_SAFE_INTEGER,
+    );
+    if (lower >= upper) return empty;
+    // Newest partition first, each asked for what is still missing.
+    const rows: Row[] = [];
+    for (const segment of this.#segments.between(lower, upper)) {
+      const indexed = filter.index === undefined ? '' : ` INDEXED BY ${segment.name}_${filter.index}`;
+      const sql =
+        `SELECT ${SELECTED} FROM ${segment.name}${indexed} WHERE ${[...filter.where, 'pos >= ?', 'pos < ?'].join(' AND ')}` +
+        ' ORDER BY pos DESC LIMIT ?';
+      const found = this.#segments
+        .statement(sql)
+        .all(...filter.params, lower, upper, query.limit + 1 - rows.length) as unknown as Row[];
+      rows.push(...found);
+      if (rows.length > query.limit) break;
+    }
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      records: page.map((row) => this.#record(row)),
+      nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor(String(last.pos)) : null,
+    };
+  }
+
+  /** The query's filters as SQL on a partition, and the index they read; null: nothing can match. */
+  #filter(
+    query: RequestLogQuery,
+  ): { where: string[]; params: number[]; index: SegmentIndex | undefined } | null {
+    const names = this.#names;
+    const where: string[] = [];
+    const params: number[] = [];
+    let index: SegmentIndex | undefined;
     if (query.keyId !== undefined) {
-      const key = this.#existingKey(query.keyId);
-      if (key === undefined) return empty;
+      const key = names.existingKey(query.keyId);
+      if (key === undefined) return null;
       where.push('key = ?');
       params.push(key);
-      index = 'requests_by_key';
+      index = 'by_key';
     }
     let errorsOnly = false;
     const status = query.status;
@@ -335,8 +324,8 @@ class SqliteRequestLog implements RequestLogStore {
         params.push(status.status);
         if (status.status >= 400) errorsOnly = true;
       } else {
-        const code = this.#existingName(KIND.error, status.code);
-        if (code === undefined) return empty;
+        const code = names.existingName(NAME_KIND.error, status.code);
+        if (code === undefined) return null;
         where.push('error = ?');
         params.push(code);
         errorsOnly = true;
@@ -344,88 +333,75 @@ class SqliteRequestLog implements RequestLogStore {
       if (errorsOnly) where.push('err = 1');
     }
     if (query.accountId !== undefined) {
-      const account = this.#existingName(KIND.account, query.accountId);
-      if (account === undefined) return empty;
+      const account = names.existingName(NAME_KIND.account, query.accountId);
+      if (account === undefined) return null;
       where.push('account = ?');
       params.push(account);
-      index ??= errorsOnly ? 'requests_errors_by_account' : 'requests_by_account';
+      index ??= errorsOnly ? 'errors_by_account' : 'by_account';
     }
     if (query.model !== undefined) {
-      const model = this.#existingName(KIND.model, query.model);
-      if (model === undefined) return empty;
+      const model = names.existingName(NAME_KIND.model, query.model);
+      if (model === undefined) return null;
       where.push('model = ?');
       params.push(model);
-      index ??= 'requests_by_model';
+      index ??= 'by_model';
     }
-    if (errorsOnly) index ??= 'requests_errors';
-    if (query.fromMs !== undefined) {
-      where.push('pos >= ?');
-      params.push(query.fromMs * PER_MS);
-    }
-    if (query.beforeMs !== undefined) {
-      where.push('pos < ?');
-      params.push(query.beforeMs * PER_MS);
-    }
-    if (cursor !== undefined) {
-      where.push('pos < ?');
-      params.push(cursor);
-    }
-    const sql =
-      `SELECT ${SELECTED} FROM requests${index === undefined ? '' : ` INDEXED BY ${index}`}` +
-      `${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY pos DESC LIMIT ?`;
-    const rows = this.#db.prepare(sql).all(...params, query.limit + 1) as unknown as Row[];
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      records: page.map((row) => this.#record(row)),
-      nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor(String(last.pos)) : null,
-    };
+    if (errorsOnly) index ??= 'errors';
+    return { where, params, index };
   }
 
-  async deleteOlderThan(beforeMs: number, batch: number): Promise<number> {
-    return this.deleteNow(beforeMs, batch);
+  async retentionStep(beforeMs: number, _batch: number): Promise<RetentionStep> {
+    return this.retentionStepNow(beforeMs);
   }
 
-  /** One synchronous retention step: the `batch` oldest records before `beforeMs`. */
-  deleteNow(beforeMs: number, batch: number): number {
-    const limit = beforeMs * PER_MS;
-    const last = this.#oldest.get(limit, batch - 1) as { pos: number } | undefined;
-    const upTo = last?.pos ?? limit - 1;
-    const deleted = Number(this.#deleteUpTo.run(upTo).changes);
-    // Few rows (videos), no index on pos: a scan of the small table, only when records went.
-    if (deleted > 0) this.#jobsDeleteUpTo.run(upTo);
-    return deleted;
+  /**
+   * One synchronous retention step: drops the oldest partition when all of it arrived before
+   * `beforeMs` (a day's records go together once the day's newest passed the retention).
+   */
+  retentionStepNow(beforeMs: number): RetentionStep {
+    return this.#write(() => {
+      const segment = this.#segments.retirable(beforeMs);
+      if (segment === undefined) return { deleted: 0, more: false };
+      this.#segments.drop(segment);
+      return { deleted: segment.rows, more: this.#segments.retirable(beforeMs) !== undefined };
+    });
   }
 
   async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close();
   }
 
-  /** The underlying file's handle (the bench's bulk insert and size checks). */
+  /** The underlying file's handle (the bench's size checks). */
   get database(): DatabaseSync {
     return this.#db;
   }
 
+  /** The partitions, oldest first (tests and the bench). */
+  get segments(): readonly Segment[] {
+    return this.#segments.all;
+  }
+
   #record(row: Row): RequestRecord {
-    const key = this.#keyOf(row.key);
+    const names = this.#names;
+    const key = names.keyOf(row.key);
     const ms = Math.floor(row.pos / PER_MS);
     const random = Buffer.alloc(12);
     random.set(row.rnd);
     return {
       id: formatRequestId(ms, random),
       createdMs: ms,
-      accountId: this.#value(row.account),
+      accountId: names.value(row.account),
       keyId: key.keyId,
       keyLast4: key.last4,
-      method: this.#value(row.method),
-      path: this.#value(row.path),
-      endpoint: this.#value(row.endpoint),
-      model: this.#nullableValue(row.model),
-      provider: this.#nullableValue(row.provider),
-      channelId: this.#nullableValue(row.channel),
+      method: names.value(row.method),
+      path: names.value(row.path),
+      endpoint: names.value(row.endpoint),
+      model: names.nullableValue(row.model),
+      provider: names.nullableValue(row.provider),
+      channelId: names.nullableValue(row.channel),
       attempts: row.attempts,
       status: row.status,
-      errorCode: this.#nullableValue(row.error),
+      errorCode: names.nullableValue(row.error),
       outcome: REQUEST_OUTCOMES[row.outcome] as RequestOutcome,
       stream: row.stream === 1,
       inputTokens: row.input,
@@ -435,70 +411,7 @@ class SqliteRequestLog implements RequestLogStore {
       costMicros: BigInt(row.cost),
       latencyMs: row.latency,
       ttftMs: row.ttft,
-      ip: this.#nullableValue(row.ip),
+      ip: names.nullableValue(row.ip),
     };
-  }
-
-  #name(kind: Kind, value: string): number {
-    const cacheKey = `${kind}:${value}`;
-    const known = this.#ids.get(cacheKey);
-    if (known !== undefined) return known;
-    this.#nameInsert.run(kind, value);
-    const id = (this.#nameSelect.get(kind, value) as { id: number }).id;
-    this.#ids.set(cacheKey, id);
-    this.#values.set(id, value);
-    return id;
-  }
-
-  #nullableName(kind: Kind, value: string | null): number | null {
-    return value === null ? null : this.#name(kind, value);
-  }
-
-  #existingName(kind: Kind, value: string): number | undefined {
-    const known = this.#ids.get(`${kind}:${value}`);
-    if (known !== undefined) return known;
-    return (this.#nameSelect.get(kind, value) as { id: number } | undefined)?.id;
-  }
-
-  #key(keyId: string, account: number, last4: string): number {
-    const known = this.#keyIds.get(keyId);
-    if (known !== undefined) return known;
-    this.#keyInsert.run(keyId, account, last4);
-    const row = this.#keySelect.get(keyId) as { id: number; account: number; last4: string };
-    this.#keyIds.set(keyId, row.id);
-    this.#keys.set(row.id, { keyId, account: row.account, last4: row.last4 });
-    return row.id;
-  }
-
-  #existingKey(keyId: string): number | undefined {
-    return this.#keyIds.get(keyId) ?? (this.#keySelect.get(keyId) as { id: number } | undefined)?.id;
-  }
-
-  #keyOf(id: number): { keyId: string; last4: string } {
-    const known = this.#keys.get(id);
-    if (known !== undefined) return known;
-    const row = this.#keyById.get(id) as { key_id: string; account: number; last4: string };
-    const key = { keyId: row.key_id, account: row.account, last4: row.last4 };
-    this.#keys.set(id, key);
-    return key;
-  }
-
-  #value(id: number): string {
-    const known = this.#values.get(id);
-    if (known !== undefined) return known;
-    const value = (this.#nameById.get(id) as { value: string }).value;
-    this.#values.set(id, value);
-    return value;
-  }
-
-  #nullableValue(id: number | null): string | null {
-    return id === null ? null : this.#value(id);
-  }
-
-  #forgetNames(): void {
-    this.#ids.clear();
-    this.#values.clear();
-    this.#keyIds.clear();
-    this.#keys.clear();
   }
 }

@@ -225,17 +225,25 @@ describe.each(STORE_KINDS)('request log store (%s)', (kind) => {
     });
   });
 
-  it('deletes old records in batches, oldest first (retention)', async () => {
-    const old = BASE_MS - 40 * 24 * 3600 * 1000;
-    const records = Array.from({ length: 25 }, (_, i) => sampleRecord(old + i, { accountId: 'acc_old' }));
-    await log().insertMany(records);
-    expect(await log().deleteOlderThan(old + 1_000, 10)).toBe(10);
-    expect(await log().findById((records[0] as RequestRecord).id)).toBeNull();
-    expect(await log().findById((records[10] as RequestRecord).id)).not.toBeNull();
+  it('deletes the records past the retention, oldest first, keeping newer ones (retention)', async () => {
+    const day = 24 * 3600 * 1000;
+    const at = (daysAgo: number, i: number) => BASE_MS - daysAgo * day + 3_600_000 + i;
+    const old = [
+      ...Array.from({ length: 12 }, (_, i) => sampleRecord(at(41, i), { accountId: 'acc_old' })),
+      ...Array.from({ length: 13 }, (_, i) => sampleRecord(at(40, i), { accountId: 'acc_old' })),
+    ];
+    const kept = Array.from({ length: 5 }, (_, i) => sampleRecord(at(20, i), { accountId: 'acc_kept' }));
+    await log().insertMany([...kept, ...old]);
+    // One step deletes the oldest records first: the 41-day-old ones go before the 40-day-old.
+    const first = await log().retentionStep(BASE_MS - 30 * day, 12);
+    expect(first).toEqual({ deleted: 12, more: true });
+    expect(await log().findById((old[0] as RequestRecord).id)).toBeNull();
+    expect(await log().findById((old[12] as RequestRecord).id)).not.toBeNull();
     const deleted = await runRetentionPass(log(), { retentionDays: 30, batch: 4, now: () => BASE_MS });
-    expect(deleted).toBe(15);
+    expect(deleted).toBe(13);
     expect((await log().list({ accountId: 'acc_old', limit: 50 })).records).toEqual([]);
-    // Newer records are kept.
-    expect((await log().list({ limit: 1 })).records.length).toBe(1);
+    expect((await log().list({ accountId: 'acc_kept', limit: 50 })).records).toHaveLength(5);
+    // Nothing more is past the retention.
+    expect(await log().retentionStep(BASE_MS - 30 * day, 12)).toEqual({ deleted: 0, more: false });
   });
 });

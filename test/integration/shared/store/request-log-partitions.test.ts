@@ -1,0 +1,169 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../../../../shared/src/request-log/request-record.ts';
+import { runRetentionPass } from '../../../../shared/src/request-log/retention.ts';
+import {
+  openSqliteRequestLog,
+  type SqliteRequestLog,
+} from '../../../../shared/src/store/sqlite/request-log.sqlite.ts';
+import { DAY_MS, PER_MS } from '../../../../shared/src/store/sqlite/request-log-segments.ts';
+import { sampleRecord } from '../../../helpers/request-records.ts';
+
+const DAY0 = Date.UTC(2030, 0, 1);
+const at = (day: number, ms: number) => DAY0 + day * DAY_MS + ms;
+
+let folder: string;
+let path: string;
+const opened: SqliteRequestLog[] = [];
+const open = (rowsPerSegment?: number) => {
+  const log = openSqliteRequestLog({
+    path,
+    busyTimeoutMs: 5_000,
+    ...(rowsPerSegment ? { rowsPerSegment } : {}),
+  });
+  opened.push(log);
+  return log;
+};
+const tables = (log: SqliteRequestLog) =>
+  (
+    log.database
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'requests%' ORDER BY name")
+      .all() as Array<{ name: string }>
+  ).map((row) => row.name);
+
+/** Every record of the log, newest first, read page by page. */
+async function readAll(log: SqliteRequestLog, limit = 7): Promise<RequestRecord[]> {
+  const all: RequestRecord[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await log.list({ limit, ...(cursor === undefined ? {} : { cursor }) });
+    all.push(...page.records);
+    if (page.nextCursor === null) return all;
+    cursor = page.nextCursor;
+  }
+}
+
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'request-log-partitions-'));
+  path = join(folder, 'requests.db');
+});
+afterEach(async () => {
+  for (const log of opened.splice(0)) await log.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('the request log partitions (SQLite)', () => {
+  it('keeps each UTC day in its own table and retention drops them whole, oldest first', async () => {
+    const log = open();
+    const records = [0, 1, 2].flatMap((day) => [1, 2, 3].map((i) => sampleRecord(at(day, i * 1000))));
+    await log.insertMany(records);
+    expect(log.segments.map((s) => s.startMs)).toEqual([at(0, 0), at(1, 0), at(2, 0)]);
+    expect(log.segments.map((s) => s.rows)).toEqual([3, 3, 3]);
+    expect(tables(log)).toHaveLength(3);
+
+    // The first day is past the retention as soon as its newest record is.
+    expect(await log.retentionStep(at(0, 3000), 50)).toEqual({ deleted: 0, more: false });
+    const deleted = await runRetentionPass(log, { retentionDays: 1, now: () => at(2, 3001) });
+    expect(deleted).toBe(6);
+    expect(tables(log)).toEqual([`requests_${at(2, 0)}`]);
+    expect((await readAll(log)).map((r) => r.id)).toEqual(
+      records
+        .slice(6)
+        .map((r) => r.id)
+        .reverse(),
+    );
+    expect(await log.findById((records[0] as RequestRecord).id)).toBeNull();
+  });
+
+  it('splits a busy day into partitions, and a late record goes to the one holding its millisecond', async () => {
+    const log = open(4);
+    const early = Array.from({ length: 10 }, (_, i) => sampleRecord(at(0, 1000 + i * 10)));
+    await log.insertMany(early);
+    expect(log.segments.length).toBe(3);
+    // A record of a millisecond before the newest partition's start, written after it.
+    const late = sampleRecord(at(0, 1005));
+    await log.insertMany([late]);
+    expect(log.segments.length).toBe(3);
+    expect(await log.findById(late.id)).toMatchObject({ id: late.id, createdMs: at(0, 1005) });
+    const ids = (await readAll(log, 3)).map((r) => r.id);
+    const expected = [...early, late].sort((a, b) => b.createdMs - a.createdMs).map((r) => r.id);
+    expect(ids).toEqual(expected);
+    // A date range across the partitions' edges.
+    const range = await log.list({ limit: 50, fromMs: at(0, 1030), beforeMs: at(0, 1071) });
+    expect(range.records.map((r) => r.createdMs)).toEqual(
+      [1070, 1060, 1050, 1040, 1030].map((ms) => at(0, ms)),
+    );
+  });
+
+  it('records of one millisecond share its positions, none lost', async () => {
+    const log = open();
+    const same = Array.from({ length: 300 }, () => sampleRecord(at(0, 5)));
+    await log.insertMany(same);
+    expect(log.segments[0]?.rows).toBe(300);
+    for (const record of same) expect((await log.findById(record.id))?.id).toBe(record.id);
+    const page = await log.list({ limit: 200 });
+    expect(page.records.every((r) => r.createdMs === at(0, 5))).toBe(true);
+    expect((await readAll(log, 200)).length).toBe(300);
+    const positions = log.database
+      .prepare(`SELECT min(pos) AS low, max(pos) AS high FROM ${log.segments[0]?.name}`)
+      .get() as {
+      low: number;
+      high: number;
+    };
+    expect(positions.low).toBeGreaterThanOrEqual(at(0, 5) * PER_MS);
+    expect(positions.high).toBeLessThan(at(0, 6) * PER_MS);
+  });
+
+  it('two connections on one file (two processes) share the partitions', async () => {
+    const a = open(3);
+    const b = open(3);
+    await a.insertMany([sampleRecord(at(0, 1)), sampleRecord(at(0, 2))]);
+    // b has not read the register since a made day 0's partition: it catches up before writing.
+    await b.insertMany([sampleRecord(at(0, 3)), sampleRecord(at(0, 4)), sampleRecord(at(1, 1))]);
+    await a.insertMany([sampleRecord(at(1, 2))]);
+    const starts = (log: SqliteRequestLog) => log.segments.map((s) => s.startMs);
+    expect((await readAll(a)).length).toBe(6);
+    expect((await readAll(b)).length).toBe(6);
+    expect(starts(a)).toEqual(starts(b));
+    expect(starts(a)).toEqual([at(0, 0), at(0, 4), at(1, 0)]);
+    // A partition b drops is gone for a too.
+    expect(await b.retentionStep(at(0, 4), 50)).toEqual({ deleted: 3, more: false });
+    expect((await readAll(a)).map((r) => r.createdMs)).toEqual([at(1, 2), at(1, 1), at(0, 4)]);
+  });
+
+  it('a batch that fails is rolled back whole, its partition too', async () => {
+    const log = open();
+    await log.insertMany([sampleRecord(at(0, 1))]);
+    const bad = { ...sampleRecord(at(3, 1)), costMicros: {} as unknown as bigint };
+    await expect(log.insertMany([sampleRecord(at(2, 1)), bad])).rejects.toThrow();
+    expect(log.segments.map((s) => s.startMs)).toEqual([at(0, 0)]);
+    expect(tables(log)).toEqual([`requests_${at(0, 0)}`]);
+    await log.insertMany([sampleRecord(at(2, 2))]);
+    expect((await readAll(log)).map((r) => r.createdMs)).toEqual([at(2, 2), at(0, 1)]);
+  });
+
+  it('adopts a file of the first schema: its table is read as the oldest partition and retired whole', async () => {
+    const first = sampleRecord(at(0, 7));
+    const seed = open();
+    await seed.insertMany([first]);
+    const segment = seed.segments[0]?.name as string;
+    await seed.close();
+    // The first schema: one `requests` table and no register.
+    const db = new DatabaseSync(path);
+    db.exec(`ALTER TABLE ${segment} RENAME TO requests; DROP TABLE segments;`);
+    db.close();
+
+    const log = open();
+    expect(log.segments.map((s) => s.name)).toEqual(['requests']);
+    expect((await log.findById(first.id))?.id).toBe(first.id);
+    const next = sampleRecord(at(1, 1));
+    await log.insertMany([next]);
+    expect(log.segments.map((s) => s.name)).toEqual(['requests', `requests_${at(1, 0)}`]);
+    expect((await readAll(log)).map((r) => r.id)).toEqual([next.id, first.id]);
+    expect(await log.retentionStep(at(1, 0), 50)).toEqual({ deleted: 1, more: false });
+    expect(tables(log)).toEqual([`requests_${at(1, 0)}`]);
+  });
+});
