@@ -42,7 +42,8 @@ interface StoredKey {
  * transaction: after a rollback the caller calls `forget`, since what was written is not in the file.
  */
 export class RequestLogNames {
-  readonly #ids = new Map<string, number>();
+  /** By kind, then value (no key string made per field on the write path). */
+  readonly #ids = new Map<NameKind, Map<string, number>>();
   readonly #values = new Map<number, string>();
   readonly #keyIds = new Map<string, number>();
   readonly #keys = new Map<number, StoredKey>();
@@ -64,12 +65,12 @@ export class RequestLogNames {
 
   /** The id of `value`, written when new. */
   name(kind: NameKind, value: string): number {
-    const cacheKey = `${kind}:${value}`;
-    const known = this.#ids.get(cacheKey);
+    const ids = this.#idsOf(kind);
+    const known = ids.get(value);
     if (known !== undefined) return known;
     this.#nameInsert.run(kind, value);
     const id = (this.#nameSelect.get(kind, value) as { id: number }).id;
-    this.#ids.set(cacheKey, id);
+    ids.set(value, id);
     this.#values.set(id, value);
     return id;
   }
@@ -80,7 +81,7 @@ export class RequestLogNames {
 
   /** The id of `value` when it was ever written (a filter on a never-seen value matches nothing). */
   existingName(kind: NameKind, value: string): number | undefined {
-    const known = this.#ids.get(`${kind}:${value}`);
+    const known = this.#idsOf(kind).get(value);
     if (known !== undefined) return known;
     return (this.#nameSelect.get(kind, value) as { id: number } | undefined)?.id;
   }
@@ -118,6 +119,15 @@ export class RequestLogNames {
 
   nullableValue(id: number | null): string | null {
     return id === null ? null : this.value(id);
+  }
+
+  #idsOf(kind: NameKind): Map<string, number> {
+    let ids = this.#ids.get(kind);
+    if (ids === undefined) {
+      ids = new Map();
+      this.#ids.set(kind, ids);
+    }
+    return ids;
   }
 
   forget(): void {

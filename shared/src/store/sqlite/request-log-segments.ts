@@ -101,7 +101,9 @@ export class RequestLogSegments {
   readonly #rowsPerSegment: number;
   /** Oldest first. */
   #list: Segment[] = [];
-  readonly #statements = new Map<string, StatementSync>();
+  /** Prepared statements by partition name, then by the caller's key for them. */
+  readonly #statements = new Map<string, Map<string, StatementSync>>();
+  #statementCount = 0;
   readonly #touched = new Set<Segment>();
   readonly #save: StatementSync;
 
@@ -137,11 +139,12 @@ export class RequestLogSegments {
   /** Forgets the statements of tables no longer registered. */
   #forgetStatements(): void {
     const names = new Set(this.#list.map((segment) => segment.name));
-    for (const sql of this.#statements.keys()) {
-      const table = /FROM (\w+)|INTO (\w+)|UPDATE (\w+)/.exec(sql);
-      const name = table?.[1] ?? table?.[2] ?? table?.[3];
-      if (name !== undefined && !names.has(name)) this.#statements.delete(sql);
-    }
+    for (const name of this.#statements.keys()) if (!names.has(name)) this.#forgetTable(name);
+  }
+
+  #forgetTable(name: string): void {
+    this.#statementCount -= this.#statements.get(name)?.size ?? 0;
+    this.#statements.delete(name);
   }
 
   /** The partition that holds millisecond `ms`, if any. */
@@ -222,16 +225,25 @@ export class RequestLogSegments {
     this.#forgetStatements();
   }
 
-  /** A prepared statement, kept for the next time (bounded: the oldest is forgotten). */
-  statement(sql: string): StatementSync {
-    const known = this.#statements.get(sql);
+  /**
+   * The statement `key` of `segment`, prepared from `sql(segment.name)` the first time and kept
+   * (bounded: past 1,000, the statements of the partition first prepared for are forgotten).
+   */
+  statement(segment: Segment, key: string, sql: (table: string) => string): StatementSync {
+    const known = this.#statements.get(segment.name)?.get(key);
     if (known !== undefined) return known;
-    const statement = this.#db.prepare(sql);
-    if (this.#statements.size >= STATEMENTS_KEPT) {
+    if (this.#statementCount >= STATEMENTS_KEPT) {
       const oldest = this.#statements.keys().next().value;
-      if (oldest !== undefined) this.#statements.delete(oldest);
+      if (oldest !== undefined) this.#forgetTable(oldest);
     }
-    this.#statements.set(sql, statement);
+    let kept = this.#statements.get(segment.name);
+    if (kept === undefined) {
+      kept = new Map();
+      this.#statements.set(segment.name, kept);
+    }
+    const statement = this.#db.prepare(sql(segment.name));
+    kept.set(key, statement);
+    this.#statementCount += 1;
     return statement;
   }
 

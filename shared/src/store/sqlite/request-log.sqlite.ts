@@ -69,6 +69,11 @@ const PLACEHOLDERS = COLUMNS.split(', ')
 /** Read back with the cost as text: a µIRT amount may pass 2^53. */
 const SELECTED = COLUMNS.replace('cost,', 'CAST(cost AS TEXT) AS cost,');
 
+/** The statements every partition has, by its table's name. */
+const INSERT = (table: string) => `INSERT OR IGNORE INTO ${table} (${COLUMNS}) VALUES (${PLACEHOLDERS})`;
+const RND_AT = (table: string) => `SELECT rnd FROM ${table} WHERE pos = ?`;
+const BY_ID = (table: string) => `SELECT ${SELECTED} FROM ${table} WHERE pos BETWEEN ? AND ? AND rnd = ?`;
+
 /**
  * Opens (creating) the request log's own SQLite file. Compact by design (≤ 200 bytes a record at
  * ten million rows, bench/REQUEST-LOG.md):
@@ -195,9 +200,7 @@ export class SqliteRequestLog implements RequestLogStore {
       names.nullableName(NAME_KIND.ip, record.ip),
     ] as const;
     const segment = this.#segments.forWrite(ms);
-    const insert = this.#segments.statement(
-      `INSERT OR IGNORE INTO ${segment.name} (${COLUMNS}) VALUES (${PLACEHOLDERS})`,
-    );
+    const insert = this.#segments.statement(segment, 'insert', INSERT);
     const first = ms * PER_MS;
     const slot = ((random[0] as number) << 4) + ((random[1] as number) >> 4);
     // A taken position moves to the next of the same millisecond (wrapping), so every position of
@@ -209,7 +212,7 @@ export class SqliteRequestLog implements RequestLogStore {
         if (record.jobId != null) this.#jobInsert.run(record.jobId, pos);
         return;
       }
-      const taken = this.#segments.statement(`SELECT rnd FROM ${segment.name} WHERE pos = ?`).get(pos) as
+      const taken = this.#segments.statement(segment, 'rnd', RND_AT).get(pos) as
         | { rnd: Uint8Array }
         | undefined;
       if (taken !== undefined && Buffer.from(taken.rnd).equals(random)) return; // Already written.
@@ -258,7 +261,7 @@ export class SqliteRequestLog implements RequestLogStore {
     if (segment === undefined) return null;
     const first = parsed.ms * PER_MS;
     const row = this.#segments
-      .statement(`SELECT ${SELECTED} FROM ${segment.name} WHERE pos BETWEEN ? AND ? AND rnd = ?`)
+      .statement(segment, 'byId', BY_ID)
       .get(first, first + PER_MS + LEGACY_SPILL, parsed.random) as Row | undefined;
     return row === undefined ? null : this.#record(row);
   }
@@ -280,21 +283,22 @@ export class SqliteRequestLog implements RequestLogStore {
     if (lower >= upper) return empty;
     // Newest partition first, each asked for what is still missing.
     const rows: Row[] = [];
+    const where = [...filter.where, 'pos >= ?', 'pos < ?'].join(' AND ');
+    const page = (table: string) =>
+      `SELECT ${SELECTED} FROM ${table}${filter.index === undefined ? '' : ` INDEXED BY ${table}_${filter.index}`}` +
+      ` WHERE ${where} ORDER BY pos DESC LIMIT ?`;
+    const shape = `${filter.index ?? ''}|${where}`;
     for (const segment of this.#segments.between(lower, upper)) {
-      const indexed = filter.index === undefined ? '' : ` INDEXED BY ${segment.name}_${filter.index}`;
-      const sql =
-        `SELECT ${SELECTED} FROM ${segment.name}${indexed} WHERE ${[...filter.where, 'pos >= ?', 'pos < ?'].join(' AND ')}` +
-        ' ORDER BY pos DESC LIMIT ?';
       const found = this.#segments
-        .statement(sql)
+        .statement(segment, shape, page)
         .all(...filter.params, lower, upper, query.limit + 1 - rows.length) as unknown as Row[];
       rows.push(...found);
       if (rows.length > query.limit) break;
     }
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
+    const kept = rows.slice(0, query.limit);
+    const last = kept.at(-1);
     return {
-      records: page.map((row) => this.#record(row)),
+      records: kept.map((row) => this.#record(row)),
       nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor(String(last.pos)) : null,
     };
   }
