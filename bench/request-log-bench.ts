@@ -174,6 +174,7 @@ async function main(): Promise<void> {
   store.database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   const bytes = statSync(path).size;
   const bytesPerRecord = bytes / RECORDS;
+  const partitions = store.segments.length;
   console.log(`bytes/record ${bytesPerRecord.toFixed(1)}`);
 
   const byId = await timed(Math.min(QUERIES * 3, sampleIds.length), (i) =>
@@ -251,7 +252,7 @@ half the chats streamed), arriving in time order as the api writes them. Then ${
 on the full file, and a retention pass dropping the partitions of the oldest ${RETAIN_DELETE.toLocaleString('en')} rows in its steps, with the event
 loop's delay monitored throughout.
 
-- Load: in batches of 20,000 through the store’s write path, each partition’s indexes in place, as the api writes; ${store.segments.length} partitions (a table per UTC day) before retention.
+- Load: in batches of 20,000 through the store’s write path, each partition’s indexes in place, as the api writes; ${partitions} partitions (a table per UTC day) before retention.
 - Records: **${RECORDS.toLocaleString('en')}**${RECORDS < 10_000_000 ? ' (fewer than the target ten million: `--records` was lowered for this machine)' : ''}; generated in ${generateSeconds.toFixed(0)} s
   (${Math.round(RECORDS / generateSeconds).toLocaleString('en')} records/s).
 - Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.
@@ -291,8 +292,8 @@ Load average at the end of the run: ${os
     .map((l) => l.toFixed(1))
     .join(', ')} (${os.cpus().length} cores, shared with other work).
 
-Not measured here: the chat bench's 0 ms line with the log on against off (\`npm run bench:chat\`
-writes the log as the api always does; a run with the log off needs a switch the api does not have).
+Not measured here: the chat bench's 0 ms line with the log on against off; \`npm run bench:chat\`
+measures a gateway with \`REQUEST_LOG_ENABLED=false\` beside the default one (bench/RESULTS.md).
 `;
   const out = fileURLToPath(new URL('./REQUEST-LOG.md', import.meta.url));
   writeFileSync(out, report);
