@@ -83,8 +83,11 @@ export interface Segment {
   lastMs: number;
 }
 
-/** Prepared statements kept, at most (a page across many partitions prepares one per partition). */
-const STATEMENTS_KEPT = 1_000;
+/**
+ * Prepared statements kept, at most: a page across many partitions prepares one per partition,
+ * so this holds a year of daily partitions times a handful of query shapes.
+ */
+export const STATEMENTS_KEPT = 4_000;
 
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
@@ -104,12 +107,14 @@ export class RequestLogSegments {
   /** Prepared statements by partition name, then by the caller's key for them. */
   readonly #statements = new Map<string, Map<string, StatementSync>>();
   #statementCount = 0;
+  readonly #statementsKept: number;
   readonly #touched = new Set<Segment>();
   readonly #save: StatementSync;
 
-  constructor(db: DatabaseSync, rowsPerSegment = SEGMENT_ROWS) {
+  constructor(db: DatabaseSync, rowsPerSegment = SEGMENT_ROWS, statementsKept = STATEMENTS_KEPT) {
     this.#db = db;
     this.#rowsPerSegment = rowsPerSegment;
+    this.#statementsKept = statementsKept;
     db.exec(SEGMENTS_SCHEMA);
     this.#adoptLegacyTable();
     this.#save = db.prepare('UPDATE segments SET rows = ?, last_ms = ? WHERE start_ms = ?');
@@ -145,6 +150,11 @@ export class RequestLogSegments {
   #forgetTable(name: string): void {
     this.#statementCount -= this.#statements.get(name)?.size ?? 0;
     this.#statements.delete(name);
+  }
+
+  /** Prepared statements kept now. */
+  get statementCount(): number {
+    return this.#statementCount;
   }
 
   /** The partition that holds millisecond `ms`, if any. */
@@ -227,16 +237,21 @@ export class RequestLogSegments {
 
   /**
    * The statement `key` of `segment`, prepared from `sql(segment.name)` the first time and kept
-   * (bounded: past 1,000, the statements of the partition first prepared for are forgotten).
+   * (bounded: past `STATEMENTS_KEPT`, the statements of the partition least recently used are forgotten).
    */
   statement(segment: Segment, key: string, sql: (table: string) => string): StatementSync {
-    const known = this.#statements.get(segment.name)?.get(key);
-    if (known !== undefined) return known;
-    if (this.#statementCount >= STATEMENTS_KEPT) {
-      const oldest = this.#statements.keys().next().value;
-      if (oldest !== undefined) this.#forgetTable(oldest);
-    }
     let kept = this.#statements.get(segment.name);
+    if (kept !== undefined && this.#statements.size > 1) {
+      // Least recently used last: the partition moves to the end of the map's order.
+      this.#statements.delete(segment.name);
+      this.#statements.set(segment.name, kept);
+    }
+    const known = kept?.get(key);
+    if (known !== undefined) return known;
+    if (this.#statementCount >= this.#statementsKept) {
+      const oldest = this.#statements.keys().next().value;
+      if (oldest !== undefined && oldest !== segment.name) this.#forgetTable(oldest);
+    }
     if (kept === undefined) {
       kept = new Map();
       this.#statements.set(segment.name, kept);

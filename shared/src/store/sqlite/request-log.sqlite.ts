@@ -20,6 +20,7 @@ import {
 } from '../../request-log/request-record.ts';
 import { StoreOpenError } from './database.ts';
 import { NAME_KIND, NAMES_SCHEMA, RequestLogNames } from './request-log-names.ts';
+import { RequestLogPresence } from './request-log-presence.ts';
 import { PER_MS, RequestLogSegments, type Segment, type SegmentIndex } from './request-log-segments.ts';
 
 /** How many positions past its own a first-schema record may have moved on collisions. */
@@ -32,6 +33,8 @@ export interface SqliteRequestLogOptions {
   readonly busyTimeoutMs: number;
   /** Records a partition takes before the next starts (tests make it small); default SEGMENT_ROWS. */
   readonly rowsPerSegment?: number;
+  /** Prepared statements kept across partitions (tests make it small); default STATEMENTS_KEPT. */
+  readonly statementsKept?: number;
 }
 
 interface Row {
@@ -97,7 +100,10 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
     db.exec('PRAGMA cache_size = -32768');
     db.exec('PRAGMA mmap_size = 1073741824');
     db.exec(NAMES_SCHEMA);
-    return new SqliteRequestLog(db, new RequestLogSegments(db, options.rowsPerSegment));
+    return new SqliteRequestLog(
+      db,
+      new RequestLogSegments(db, options.rowsPerSegment, options.statementsKept),
+    );
   } catch (err) {
     throw new StoreOpenError(path, err);
   }
@@ -108,6 +114,7 @@ export class SqliteRequestLog implements RequestLogStore {
   readonly #db: DatabaseSync;
   readonly #names: RequestLogNames;
   readonly #segments: RequestLogSegments;
+  readonly #presence: RequestLogPresence;
   readonly #dataVersion: StatementSync;
   readonly #jobInsert: StatementSync;
   readonly #jobSelect: StatementSync;
@@ -117,6 +124,7 @@ export class SqliteRequestLog implements RequestLogStore {
     this.#db = db;
     this.#names = new RequestLogNames(db);
     this.#segments = segments;
+    this.#presence = new RequestLogPresence(db, segments.all);
     this.#dataVersion = db.prepare('PRAGMA data_version');
     this.#jobInsert = db.prepare('INSERT OR IGNORE INTO jobs (job_id, pos) VALUES (?, ?)');
     this.#jobSelect = db.prepare('SELECT pos FROM jobs WHERE job_id = ?');
@@ -152,6 +160,7 @@ export class SqliteRequestLog implements RequestLogStore {
       // A name, key or partition written inside the rolled-back transaction is not in the file.
       this.#names.forget();
       this.#segments.reload();
+      this.#presence.forget();
       throw err;
     }
   }
@@ -162,6 +171,7 @@ export class SqliteRequestLog implements RequestLogStore {
     if (version === this.#seenVersion) return;
     this.#seenVersion = version;
     this.#segments.reload();
+    this.#presence.forget();
   }
 
   #version(): number {
@@ -174,6 +184,7 @@ export class SqliteRequestLog implements RequestLogStore {
     const { ms, random } = parsed;
     const names = this.#names;
     const account = names.name(NAME_KIND.account, record.accountId);
+    const failed = isErrorRecord(record);
     const values = [
       random,
       account,
@@ -188,7 +199,7 @@ export class SqliteRequestLog implements RequestLogStore {
       record.status,
       names.nullableName(NAME_KIND.error, record.errorCode),
       REQUEST_OUTCOMES.indexOf(record.outcome),
-      isErrorRecord(record) ? 1 : 0,
+      failed ? 1 : 0,
       record.stream ? 1 : 0,
       record.inputTokens,
       record.outputTokens,
@@ -209,6 +220,7 @@ export class SqliteRequestLog implements RequestLogStore {
       const pos = first + ((slot + tries) % PER_MS);
       if (Number(insert.run(pos, ...values).changes) === 1) {
         this.#segments.noteWritten(segment, 1, ms);
+        this.#presence.note(segment, account, failed);
         if (record.jobId != null) this.#jobInsert.run(record.jobId, pos);
         return;
       }
@@ -226,11 +238,12 @@ export class SqliteRequestLog implements RequestLogStore {
         found === undefined ? undefined : this.#segments.covering(Math.floor(found.pos / PER_MS));
       if (found === undefined || segment === undefined) return false;
       const names = this.#names;
+      const failed = isErrorRecord(completion);
       const sets = ['status = ?', 'outcome = ?', 'err = ?', 'error = ?', 'cost = ?'];
       const values: Array<number | bigint | null> = [
         completion.status,
         REQUEST_OUTCOMES.indexOf(completion.outcome),
-        isErrorRecord(completion) ? 1 : 0,
+        failed ? 1 : 0,
         names.nullableName(NAME_KIND.error, completion.errorCode),
         completion.costMicros,
       ];
@@ -246,9 +259,10 @@ export class SqliteRequestLog implements RequestLogStore {
         sets.push('model = ?');
         values.push(names.nullableName(NAME_KIND.model, completion.model));
       }
-      this.#db
-        .prepare(`UPDATE ${segment.name} SET ${sets.join(', ')} WHERE pos = ?`)
-        .run(...values, found.pos);
+      const row = this.#db
+        .prepare(`UPDATE ${segment.name} SET ${sets.join(', ')} WHERE pos = ? RETURNING account`)
+        .get(...values, found.pos) as { account: number } | undefined;
+      if (row !== undefined) this.#presence.note(segment, row.account, failed);
       return true;
     });
   }
@@ -288,7 +302,10 @@ export class SqliteRequestLog implements RequestLogStore {
       `SELECT ${SELECTED} FROM ${table}${filter.index === undefined ? '' : ` INDEXED BY ${table}_${filter.index}`}` +
       ` WHERE ${where} ORDER BY pos DESC LIMIT ?`;
     const shape = `${filter.index ?? ''}|${where}`;
+    const present =
+      filter.account === undefined ? undefined : this.#presence.segmentsOf(filter.account, filter.errorsOnly);
     for (const segment of this.#segments.between(lower, upper)) {
+      if (present !== undefined && !present.has(segment.startMs)) continue;
       const found = this.#segments
         .statement(segment, shape, page)
         .all(...filter.params, lower, upper, query.limit + 1 - rows.length) as unknown as Row[];
@@ -304,19 +321,26 @@ export class SqliteRequestLog implements RequestLogStore {
   }
 
   /** The query's filters as SQL on a partition, and the index they read; null: nothing can match. */
-  #filter(
-    query: RequestLogQuery,
-  ): { where: string[]; params: number[]; index: SegmentIndex | undefined } | null {
+  #filter(query: RequestLogQuery): {
+    where: string[];
+    params: number[];
+    index: SegmentIndex | undefined;
+    /** The account every match belongs to (its own filter, or the key's), to skip partitions by. */
+    account: number | undefined;
+    errorsOnly: boolean;
+  } | null {
     const names = this.#names;
     const where: string[] = [];
     const params: number[] = [];
     let index: SegmentIndex | undefined;
+    let account: number | undefined;
     if (query.keyId !== undefined) {
       const key = names.existingKey(query.keyId);
       if (key === undefined) return null;
       where.push('key = ?');
       params.push(key);
       index = 'by_key';
+      account = names.keyOf(key).account;
     }
     let errorsOnly = false;
     const status = query.status;
@@ -337,11 +361,12 @@ export class SqliteRequestLog implements RequestLogStore {
       if (errorsOnly) where.push('err = 1');
     }
     if (query.accountId !== undefined) {
-      const account = names.existingName(NAME_KIND.account, query.accountId);
-      if (account === undefined) return null;
+      const id = names.existingName(NAME_KIND.account, query.accountId);
+      if (id === undefined || (account !== undefined && account !== id)) return null;
       where.push('account = ?');
-      params.push(account);
+      params.push(id);
       index ??= errorsOnly ? 'errors_by_account' : 'by_account';
+      account = id;
     }
     if (query.model !== undefined) {
       const model = names.existingName(NAME_KIND.model, query.model);
@@ -351,7 +376,7 @@ export class SqliteRequestLog implements RequestLogStore {
       index ??= 'by_model';
     }
     if (errorsOnly) index ??= 'errors';
-    return { where, params, index };
+    return { where, params, index, account, errorsOnly };
   }
 
   async retentionStep(beforeMs: number, _batch: number): Promise<RetentionStep> {
@@ -367,6 +392,7 @@ export class SqliteRequestLog implements RequestLogStore {
       const segment = this.#segments.retirable(beforeMs);
       if (segment === undefined) return { deleted: 0, more: false };
       this.#segments.drop(segment);
+      this.#presence.dropped(segment);
       return { deleted: segment.rows, more: this.#segments.retirable(beforeMs) !== undefined };
     });
   }
@@ -383,6 +409,11 @@ export class SqliteRequestLog implements RequestLogStore {
   /** The partitions, oldest first (tests and the bench). */
   get segments(): readonly Segment[] {
     return this.#segments.all;
+  }
+
+  /** Prepared statements kept across partitions (tests). */
+  get statementCount(): number {
+    return this.#segments.statementCount;
   }
 
   #record(row: Row): RequestRecord {

@@ -18,11 +18,12 @@ const at = (day: number, ms: number) => DAY0 + day * DAY_MS + ms;
 let folder: string;
 let path: string;
 const opened: SqliteRequestLog[] = [];
-const open = (rowsPerSegment?: number) => {
+const open = (rowsPerSegment?: number, statementsKept?: number) => {
   const log = openSqliteRequestLog({
     path,
     busyTimeoutMs: 5_000,
     ...(rowsPerSegment ? { rowsPerSegment } : {}),
+    ...(statementsKept ? { statementsKept } : {}),
   });
   opened.push(log);
   return log;
@@ -153,7 +154,7 @@ describe('the request log partitions (SQLite)', () => {
     await seed.close();
     // The first schema: one `requests` table and no register.
     const db = new DatabaseSync(path);
-    db.exec(`ALTER TABLE ${segment} RENAME TO requests; DROP TABLE segments;`);
+    db.exec(`ALTER TABLE ${segment} RENAME TO requests; DROP TABLE segments; DROP TABLE presence;`);
     db.close();
 
     const log = open();
@@ -165,5 +166,74 @@ describe('the request log partitions (SQLite)', () => {
     expect((await readAll(log)).map((r) => r.id)).toEqual([next.id, first.id]);
     expect(await log.retentionStep(at(1, 0), 50)).toEqual({ deleted: 1, more: false });
     expect(tables(log)).toEqual([`requests_${at(1, 0)}`]);
+  });
+
+  it("reads an account's pages (and a key's) only in the partitions the account has records in", async () => {
+    const log = open();
+    const failed = { status: 502, errorCode: 'upstream_error', outcome: 'failed' as const };
+    const quiet = { accountId: 'acc_quiet', keyId: 'key_quiet' };
+    await log.insertMany([
+      sampleRecord(at(0, 1), quiet),
+      sampleRecord(at(0, 2), { ...quiet, ...failed }),
+      sampleRecord(at(1, 1), failed),
+      sampleRecord(at(2, 1), quiet),
+      sampleRecord(at(2, 2), failed),
+      sampleRecord(at(3, 1)),
+    ]);
+    // A partition the page must not read: its table gone, only a skipped table is never touched.
+    log.database.exec(`DROP TABLE requests_${at(3, 0)}`);
+    const errors = await log.list({ limit: 10, accountId: 'acc_quiet', status: { kind: 'error' } });
+    expect(errors.records.map((r) => r.createdMs)).toEqual([at(0, 2)]);
+    const byKey = await log.list({ limit: 10, keyId: 'key_quiet' });
+    expect(byKey.records.map((r) => r.createdMs)).toEqual([at(2, 1), at(0, 2), at(0, 1)]);
+    // A key and another account's id match nothing.
+    expect((await log.list({ limit: 10, keyId: 'key_quiet', accountId: 'acc_1' })).records).toEqual([]);
+  });
+
+  it("an account's failures are found after a video's render fails, after a reopen, and after a drop", async () => {
+    const log = open();
+    const video = sampleRecord(at(1, 5), { accountId: 'acc_v', jobId: 'job_v', status: 202 });
+    await log.insertMany([sampleRecord(at(0, 1), { accountId: 'acc_v' }), video]);
+    const errorsOf = async (store: SqliteRequestLog) =>
+      (await store.list({ limit: 10, accountId: 'acc_v', status: { kind: 'error' } })).records.map(
+        (r) => r.id,
+      );
+    expect(await errorsOf(log)).toEqual([]);
+    await log.completeJob('job_v', {
+      status: 502,
+      outcome: 'failed',
+      errorCode: 'upstream_error',
+      costMicros: 0n,
+    });
+    expect(await errorsOf(log)).toEqual([video.id]);
+    // A file written before the summary existed: it is filled from the partitions at open.
+    await log.close();
+    const db = new DatabaseSync(path);
+    db.exec('DROP TABLE presence');
+    db.close();
+    const reopened = open();
+    expect(await errorsOf(reopened)).toEqual([video.id]);
+    expect(await reopened.retentionStep(at(1, 0), 50)).toEqual({ deleted: 1, more: false });
+    const left = reopened.database.prepare('SELECT start_ms FROM presence ORDER BY start_ms').all();
+    expect(left).toEqual([{ start_ms: at(1, 0) }]);
+  });
+
+  it('keeps at most the bound of prepared statements, the least recently used partition forgotten first', async () => {
+    const log = open(undefined, 6);
+    await log.insertMany([0, 1, 2, 3].map((day) => sampleRecord(at(day, 1))));
+    // Four inserts, then a page over four partitions: the bound holds.
+    expect(log.statementCount).toBeLessThanOrEqual(6);
+    expect((await readAll(log, 10)).length).toBe(4);
+    expect(log.statementCount).toBeLessThanOrEqual(6);
+    // Pages keep answering as statements are forgotten and prepared again.
+    for (const model of ['openai/gpt-4o-mini', 'none/such']) {
+      const page = await log.list({ limit: 10, model });
+      expect(page.records.length).toBe(model === 'none/such' ? 0 : 4);
+    }
+    for (let day = 0; day < 4; day += 1) {
+      const found = await log.list({ limit: 10, fromMs: at(day, 0), beforeMs: at(day + 1, 0) });
+      expect(found.records.map((r) => r.createdMs)).toEqual([at(day, 1)]);
+    }
+    expect(log.statementCount).toBeLessThanOrEqual(6);
   });
 });
