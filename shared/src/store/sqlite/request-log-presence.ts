@@ -52,7 +52,10 @@ export class RequestLogPresence {
         'ON CONFLICT (account, start_ms) DO UPDATE SET failed = max(failed, excluded.failed)',
     );
     this.#select = db.prepare('SELECT start_ms FROM presence WHERE account = ? AND failed >= ?');
-    this.#delete = db.prepare('DELETE FROM presence WHERE start_ms = ?');
+    this.#delete = db.prepare(
+      'DELETE FROM presence WHERE (account, start_ms) IN (SELECT account, start_ms FROM presence' +
+        ' INDEXED BY presence_by_segment WHERE start_ms < ? LIMIT ?)',
+    );
   }
 
   /** A record of `account` was written to `segment` (inside the write's transaction). */
@@ -76,10 +79,14 @@ export class RequestLogPresence {
     return new Set(rows.map((row) => row.start_ms));
   }
 
-  /** A partition is dropped (inside its transaction). */
-  dropped(segment: Segment): void {
-    this.#delete.run(segment.startMs);
-    this.#known.delete(segment.startMs);
+  /**
+   * Deletes up to `batch` entries of partitions starting before `beforeMs` (dropped ones; inside
+   * the retention step's transaction) and tells whether that was all. A dropped partition's
+   * entries (one per account it held) go in such steps after it, so no step deletes thousands;
+   * until then they are never read, only registered partitions being looked up.
+   */
+  sweep(beforeMs: number, batch: number): boolean {
+    return Number(this.#delete.run(beforeMs, batch).changes) < batch;
   }
 
   /**

@@ -25,6 +25,8 @@ import { PER_MS, RequestLogSegments, type Segment, type SegmentIndex } from './r
 
 /** How many positions past its own a first-schema record may have moved on collisions. */
 const LEGACY_SPILL = 64;
+/** Summary entries of dropped partitions deleted per retention step. */
+const PRESENCE_SWEEP = 500;
 /** Positions of one millisecond tried for a record before it is dropped (a 12-bit collision). */
 const TRIES = 64;
 
@@ -385,15 +387,20 @@ export class SqliteRequestLog implements RequestLogStore {
 
   /**
    * One synchronous retention step: drops the oldest partition when all of it arrived before
-   * `beforeMs` (a day's records go together once the day's newest passed the retention).
+   * `beforeMs` (a day's records go together once the day's newest passed the retention), and
+   * deletes a batch of the dropped partitions' summary entries.
    */
   retentionStepNow(beforeMs: number): RetentionStep {
     return this.#write(() => {
       const segment = this.#segments.retirable(beforeMs);
-      if (segment === undefined) return { deleted: 0, more: false };
-      this.#segments.drop(segment);
-      this.#presence.dropped(segment);
-      return { deleted: segment.rows, more: this.#segments.retirable(beforeMs) !== undefined };
+      if (segment !== undefined) this.#segments.drop(segment);
+      // Then the dropped partitions' summary entries, a batch a step.
+      const oldest = this.#segments.all[0]?.startMs ?? Number.MAX_SAFE_INTEGER;
+      const swept = this.#presence.sweep(oldest, PRESENCE_SWEEP);
+      return {
+        deleted: segment?.rows ?? 0,
+        more: !swept || this.#segments.retirable(beforeMs) !== undefined,
+      };
     });
   }
 
