@@ -22,6 +22,15 @@ import { StoreOpenError } from './database.ts';
 import { NAME_KIND, NAMES_SCHEMA, RequestLogNames } from './request-log-names.ts';
 import { RequestLogPresence } from './request-log-presence.ts';
 import { PER_MS, RequestLogSegments, type Segment, type SegmentIndex } from './request-log-segments.ts';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
+
+/** How often the checkpointing thread copies the WAL back into the file. */
+const CHECKPOINT_EVERY_MS = 1_000;
+/**
+ * The writers' own checkpoint, a backstop should that thread fall behind: at 16,384 WAL pages
+ * (64 MiB) instead of SQLite's 1,000, so it rarely happens on the event loop.
+ */
+const BACKSTOP_PAGES = 16_384;
 
 /** How many positions past its own a first-schema record may have moved on collisions. */
 const LEGACY_SPILL = 64;
@@ -97,15 +106,16 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
     const db = new DatabaseSync(path, { timeout: options.busyTimeoutMs, readBigInts: false });
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
+    // Checkpoints (their writes and syncs) on a thread of their own, off the event loop.
+    db.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     // The pages new records land on (the newest partition and its indexes) stay cached: 32 MiB
     // of page cache, and the file mapped so reads cost no system call.
     db.exec('PRAGMA cache_size = -32768');
     db.exec('PRAGMA mmap_size = 1073741824');
     db.exec(NAMES_SCHEMA);
-    return new SqliteRequestLog(
-      db,
-      new RequestLogSegments(db, options.rowsPerSegment, options.statementsKept),
-    );
+    const segments = new RequestLogSegments(db, options.rowsPerSegment, options.statementsKept);
+    const checkpointer = path === ':memory:' ? null : startWalCheckpointer(path, CHECKPOINT_EVERY_MS);
+    return new SqliteRequestLog(db, segments, checkpointer);
   } catch (err) {
     throw new StoreOpenError(path, err);
   }
@@ -120,10 +130,12 @@ export class SqliteRequestLog implements RequestLogStore {
   readonly #dataVersion: StatementSync;
   readonly #jobInsert: StatementSync;
   readonly #jobSelect: StatementSync;
+  readonly #checkpointer: WalCheckpointer | null;
   #seenVersion: number;
 
-  constructor(db: DatabaseSync, segments: RequestLogSegments) {
+  constructor(db: DatabaseSync, segments: RequestLogSegments, checkpointer: WalCheckpointer | null = null) {
     this.#db = db;
+    this.#checkpointer = checkpointer;
     this.#names = new RequestLogNames(db);
     this.#segments = segments;
     this.#presence = new RequestLogPresence(db, segments.all);
@@ -405,6 +417,7 @@ export class SqliteRequestLog implements RequestLogStore {
   }
 
   async close(): Promise<void> {
+    await this.#checkpointer?.stop();
     if (this.#db.isOpen) this.#db.close();
   }
 
