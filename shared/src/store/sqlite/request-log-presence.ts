@@ -9,13 +9,11 @@ import type { Segment } from './request-log-segments.ts';
  */
 const PRESENCE_SCHEMA = `
 CREATE TABLE presence (
-  account INTEGER NOT NULL,
   start_ms INTEGER NOT NULL,
+  account INTEGER NOT NULL,
   failed INTEGER NOT NULL,
-  PRIMARY KEY (account, start_ms)
+  PRIMARY KEY (start_ms, account)
 ) WITHOUT ROWID;
--- Retention: a dropped partition's entries go with it.
-CREATE INDEX presence_by_segment ON presence (start_ms);
 `;
 
 /** Partitions whose noted accounts are kept in memory (the ones being written; the newest). */
@@ -23,7 +21,7 @@ const KNOWN_SEGMENTS = 4;
 
 export class RequestLogPresence {
   readonly #upsert: StatementSync;
-  readonly #select: StatementSync;
+  readonly #probe: StatementSync;
   readonly #delete: StatementSync;
   /** By partition start: the accounts noted in it this process, and whether as failed (1) or not (0). */
   readonly #known = new Map<number, Map<number, number>>();
@@ -39,7 +37,7 @@ export class RequestLogPresence {
         db.exec(PRESENCE_SCHEMA);
         for (const segment of segments)
           db.prepare(
-            `INSERT INTO presence (account, start_ms, failed) SELECT account, ?, max(err) FROM ${segment.name} GROUP BY account`,
+            `INSERT INTO presence (start_ms, account, failed) SELECT ?, account, max(err) FROM ${segment.name} GROUP BY account`,
           ).run(segment.startMs);
       }
       db.exec('COMMIT');
@@ -48,14 +46,12 @@ export class RequestLogPresence {
       throw err;
     }
     this.#upsert = db.prepare(
-      'INSERT INTO presence (account, start_ms, failed) VALUES (?, ?, ?) ' +
-        'ON CONFLICT (account, start_ms) DO UPDATE SET failed = max(failed, excluded.failed)',
+      'INSERT INTO presence (start_ms, account, failed) VALUES (?, ?, ?) ' +
+        'ON CONFLICT (start_ms, account) DO UPDATE SET failed = max(failed, excluded.failed)',
     );
-    this.#select = db.prepare('SELECT start_ms FROM presence WHERE account = ? AND failed >= ?');
-    this.#delete = db.prepare(
-      'DELETE FROM presence WHERE (account, start_ms) IN (SELECT account, start_ms FROM presence' +
-        ' INDEXED BY presence_by_segment WHERE start_ms < ? LIMIT ?)',
-    );
+    this.#probe = db.prepare('SELECT failed FROM presence WHERE start_ms = ? AND account = ?');
+    // A partition's entries are one range of the key: its drop deletes a few pages.
+    this.#delete = db.prepare('DELETE FROM presence WHERE start_ms = ?');
   }
 
   /** A record of `account` was written to `segment` (inside the write's transaction). */
@@ -69,24 +65,23 @@ export class RequestLogPresence {
     }
     const noted = known.get(account);
     if (noted !== undefined && noted >= flag) return;
-    this.#upsert.run(account, segment.startMs, flag);
+    this.#upsert.run(segment.startMs, account, flag);
     known.set(account, flag);
   }
 
-  /** The starts of the partitions holding records of `account` (with a failed one, if `failedOnly`). */
-  segmentsOf(account: number, failedOnly: boolean): Set<number> {
-    const rows = this.#select.all(account, failedOnly ? 1 : 0) as Array<{ start_ms: number }>;
-    return new Set(rows.map((row) => row.start_ms));
+  /**
+   * Whether `segment` holds records of `account` (a failed one, if `failedOnly`): one probe of
+   * the key, so a page walking a year of partitions costs a lookup each for those it skips.
+   */
+  holds(segment: Segment, account: number, failedOnly: boolean): boolean {
+    const row = this.#probe.get(segment.startMs, account) as { failed: number } | undefined;
+    return row !== undefined && (!failedOnly || row.failed === 1);
   }
 
-  /**
-   * Deletes up to `batch` entries of partitions starting before `beforeMs` (dropped ones; inside
-   * the retention step's transaction) and tells whether that was all. A dropped partition's
-   * entries (one per account it held) go in such steps after it, so no step deletes thousands;
-   * until then they are never read, only registered partitions being looked up.
-   */
-  sweep(beforeMs: number, batch: number): boolean {
-    return Number(this.#delete.run(beforeMs, batch).changes) < batch;
+  /** A partition is dropped (inside its transaction). */
+  dropped(segment: Segment): void {
+    this.#delete.run(segment.startMs);
+    this.#known.delete(segment.startMs);
   }
 
   /**

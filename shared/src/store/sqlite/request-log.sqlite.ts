@@ -34,8 +34,6 @@ const BACKSTOP_PAGES = 16_384;
 
 /** How many positions past its own a first-schema record may have moved on collisions. */
 const LEGACY_SPILL = 64;
-/** Summary entries of dropped partitions deleted per retention step. */
-const PRESENCE_SWEEP = 500;
 /** Positions of one millisecond tried for a record before it is dropped (a 12-bit collision). */
 const TRIES = 64;
 
@@ -316,10 +314,9 @@ export class SqliteRequestLog implements RequestLogStore {
       `SELECT ${SELECTED} FROM ${table}${filter.index === undefined ? '' : ` INDEXED BY ${table}_${filter.index}`}` +
       ` WHERE ${where} ORDER BY pos DESC LIMIT ?`;
     const shape = `${filter.index ?? ''}|${where}`;
-    const present =
-      filter.account === undefined ? undefined : this.#presence.segmentsOf(filter.account, filter.errorsOnly);
+    const { account, errorsOnly } = filter;
     for (const segment of this.#segments.between(lower, upper)) {
-      if (present !== undefined && !present.has(segment.startMs)) continue;
+      if (account !== undefined && !this.#presence.holds(segment, account, errorsOnly)) continue;
       const found = this.#segments
         .statement(segment, shape, page)
         .all(...filter.params, lower, upper, query.limit + 1 - rows.length) as unknown as Row[];
@@ -399,20 +396,15 @@ export class SqliteRequestLog implements RequestLogStore {
 
   /**
    * One synchronous retention step: drops the oldest partition when all of it arrived before
-   * `beforeMs` (a day's records go together once the day's newest passed the retention), and
-   * deletes a batch of the dropped partitions' summary entries.
+   * `beforeMs` (a day's records go together once the day's newest passed the retention).
    */
   retentionStepNow(beforeMs: number): RetentionStep {
     return this.#write(() => {
       const segment = this.#segments.retirable(beforeMs);
-      if (segment !== undefined) this.#segments.drop(segment);
-      // Then the dropped partitions' summary entries, a batch a step.
-      const oldest = this.#segments.all[0]?.startMs ?? Number.MAX_SAFE_INTEGER;
-      const swept = this.#presence.sweep(oldest, PRESENCE_SWEEP);
-      return {
-        deleted: segment?.rows ?? 0,
-        more: !swept || this.#segments.retirable(beforeMs) !== undefined,
-      };
+      if (segment === undefined) return { deleted: 0, more: false };
+      this.#segments.drop(segment);
+      this.#presence.dropped(segment);
+      return { deleted: segment.rows, more: this.#segments.retirable(beforeMs) !== undefined };
     });
   }
 
