@@ -108,7 +108,8 @@ describe('web console: channels', { timeout: STEP_TIMEOUT }, () => {
     const dialog = page.getByRole('dialog', { name: 'ویرایش' });
     await dialog.getByLabel('وزن', { exact: true }).fill('7');
     await dialog.getByRole('button', { name: 'ذخیره' }).click();
-    await row.getByText('۷', { exact: false }).waitFor();
+    // The weight's cell ("weight / priority"); the earlier test's latency may hold a ۷ too.
+    await row.getByRole('cell', { name: /^۷ \/ / }).waitFor();
     const list = await adminCall<{ data: Array<{ name: string; key_last4: string; weight: number }> }>(
       gateway.origin,
       'GET',
