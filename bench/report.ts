@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeKeepingAnalysis } from './kept-analysis.ts';
-import { benchLines, type LineFigures, linesTable } from './lines.ts';
+import { benchLines, type LineFigures, linesTable, type SameRun } from './lines.ts';
 import type { ManyStreamsResult } from './many-streams.ts';
 import type { MemoryShare } from './memory.ts';
 import type { ProfileSummary, Share } from './profile-summary.ts';
@@ -143,8 +143,32 @@ function loadSection(info: RunInfo, delay: number, results: HarnessResults | und
     md += `| ${a.target} | ${a.rps.toFixed(0)} | ${n(a.p50)} | ${n(a.p99)} | ${a.non2xx} | ${n(cpuOf(a), 3)} | ${redis} | ${added} |\n`;
   }
   const rounds = results.segments.filter((x) => x.target === 'gateway');
-  md += `\nThe gateway round by round: ${rounds.map((x) => `${x.rps.toFixed(0)} req/s (${x.ok} answered, ${x.upstreamHits ?? 'n/a'} upstream calls)`).join('; ')}.\n\n`;
-  return md;
+  md += `\nThe gateway round by round: ${rounds.map((x) => `${x.rps.toFixed(0)} req/s (${x.ok} answered, ${x.upstreamHits ?? 'n/a'} upstream calls)`).join('; ')}.\n`;
+  const variants = [...new Set(results.segments.map((x) => x.target))].filter((t) =>
+    t.startsWith('gateway-'),
+  );
+  for (const variant of variants) {
+    const of = results.segments.filter((x) => x.target === variant);
+    md += `${variant} round by round (in each round measured just after the gateway): ${of.map((x) => `${x.rps.toFixed(0)} req/s`).join('; ')}.\n`;
+  }
+  return `${md}\n`;
+}
+
+/** Two targets of one alternation: their medians and each round's ratio (`measured / reference`). */
+function sameRun(
+  results: HarnessResults | undefined,
+  measured: string,
+  reference: string,
+): SameRun | undefined {
+  const [a, b] = [measured, reference].map((target) => results?.aggregate.find((x) => x.target === target));
+  if (results === undefined || a === undefined || b === undefined) return undefined;
+  const rps = (target: string, round: number) =>
+    results.segments.find((x) => x.target === target && x.round === round)?.rps;
+  const roundRatios = [...new Set(results.segments.map((x) => x.round))].flatMap((round) => {
+    const [m, r] = [rps(measured, round), rps(reference, round)];
+    return m === undefined || r === undefined || r === 0 ? [] : [m / r];
+  });
+  return { measured: a.rps, reference: b.rps, roundRatios };
 }
 
 function streamsSection(rows: Row[], requests: number): string {
@@ -255,8 +279,8 @@ function lineFigures(
   const [api, floor] = [info.streams, info.floorStreams];
   return {
     rps: { gateway: at(0, 'gateway')?.rps, portkey: at(0, 'portkey')?.rps, floor: at(0, 'floor')?.rps },
-    channelsRps: at(0, 'gateway-channels')?.rps,
-    logOffRps: at(0, 'gateway-log-off')?.rps,
+    channels: sameRun(load(0), 'gateway-channels', 'gateway'),
+    logOff: sameRun(load(0), 'gateway', 'gateway-log-off'),
     cpuMs: { gateway: cpu('gateway'), floor: cpu('floor') },
     added50: { gateway: added(50, 'gateway'), floor: added(50, 'floor') },
     addedTtft: { gateway: addedTtft('gateway'), floor: addedTtft('floor') },

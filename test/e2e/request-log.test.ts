@@ -59,6 +59,24 @@ async function adminGet(path: string) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+describe("the answering process's own records", () => {
+  it('are found and listed at once after their answers, before their batch is due', async () => {
+    const answer = await chat(funded.key);
+    expect(answer.status).toBe(200);
+    // No flush here: the api reads what it has queued itself.
+    const response = await fetch(`${g.gateway.origin}/v1/requests/${answer.id}`, {
+      headers: { authorization: `Bearer ${funded.key}` },
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { id: string }).id).toBe(answer.id);
+    const next = await chat(funded.key);
+    const page = await fetch(`${g.gateway.origin}/admin/v1/requests?key_id=${funded.keyId}&limit=1`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
+    expect(((await page.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id)).toEqual([next.id]);
+  });
+});
+
 describe('a record for each outcome', () => {
   it('an answered completion: every field, its cost the answer’s service.cost', async () => {
     const answer = await chat(funded.key);

@@ -8,7 +8,7 @@ import {
 } from '../../../shared/src/request-log/request-draft.ts';
 import type { RequestLogWriter } from '../../../shared/src/request-log/request-log-writer.ts';
 import type { RequestOutcome } from '../../../shared/src/request-log/request-record.ts';
-import { parseRequestId } from '../../../shared/src/request-log/request-record.ts';
+import { requestIdMs } from '../../../shared/src/request-log/request-record.ts';
 
 /** The request log's side of one request: its draft, its key, and whether its record went. */
 interface Capture {
@@ -49,7 +49,8 @@ export function startRequestRecord(
   const capture: Capture = { writer, key, draft, streaming: false, payload: null, written: false };
   request.requestDraft = draft;
   captures.set(request, capture);
-  reply.raw.once('close', () => {
+  // `on`, not `once`: 'close' comes once, and `once` wraps the listener for nothing.
+  reply.raw.on('close', () => {
     if (reply.raw.writableFinished) return; // onResponse writes it.
     const payload = capture.payload;
     if (payload !== null && !payload.closed)
@@ -101,7 +102,6 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
   if (capture === undefined || capture.written) return;
   capture.written = true;
   const { draft, key } = capture;
-  const parsed = parseRequestId(request.id);
   const status = ended === 'client_gone' && !reply.raw.headersSent ? CLIENT_CLOSED_REQUEST : reply.statusCode;
   const outcome: RequestOutcome =
     ended === 'client_gone'
@@ -111,7 +111,7 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
         : 'completed';
   capture.writer.record({
     id: request.id,
-    createdMs: parsed?.ms ?? Date.now(),
+    createdMs: requestIdMs(request.id) ?? Date.now(),
     accountId: key.accountId,
     keyId: key.id,
     keyLast4: key.last4,

@@ -7,7 +7,8 @@ import { findRequest } from '../request-log/read-request-log.ts';
 import { requestRecordSchema } from '../schemas/request-record.schema.ts';
 
 export interface RequestsRouteDeps {
-  readonly requestLog: { readonly store: Pick<RequestLogStore, 'findById'> };
+  /** The log as this process reads it (the writer: its own queued records read). */
+  readonly requestLog: Pick<RequestLogStore, 'findById'>;
 }
 
 /** `GET /v1/requests/{id}` (an extension): the record of a request of the key's own account. */
@@ -36,7 +37,7 @@ export async function requestsRoutes(app: FastifyInstance, deps: RequestsRouteDe
     },
     async (request) => {
       const { key } = requireAdmission(request);
-      const record = await findRequest(deps.requestLog.store, request.params.id, key.accountId);
+      const record = await findRequest(deps.requestLog, request.params.id, key.accountId);
       return requestRecordObject(record);
     },
   );

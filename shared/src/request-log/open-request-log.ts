@@ -8,7 +8,10 @@ import { unavailableRequestLog } from './unavailable-request-log.ts';
  * collection, over its own connection), else its own SQLite file (`REQUEST_LOG_PATH`). The
  * MongoDB implementation is loaded only when it is used.
  */
-export async function openRequestLog(config: Pick<Config, 'store' | 'requestLog'>): Promise<RequestLogStore> {
+export async function openRequestLog(
+  config: Pick<Config, 'store' | 'requestLog'>,
+  logger?: Logger,
+): Promise<RequestLogStore> {
   const { store, requestLog } = config;
   if (store.kind === 'mongodb') {
     const [{ connectMongo }, { openMongoRequestLog }] = await Promise.all([
@@ -27,7 +30,11 @@ export async function openRequestLog(config: Pick<Config, 'store' | 'requestLog'
     }
   }
   const { openSqliteRequestLog } = await import('../store/sqlite/request-log.sqlite.ts');
-  return openSqliteRequestLog({ path: requestLog.path, busyTimeoutMs: store.busyTimeoutMs });
+  return openSqliteRequestLog({
+    path: requestLog.path,
+    busyTimeoutMs: store.busyTimeoutMs,
+    ...(logger === undefined ? {} : { logger }),
+  });
 }
 
 /**
@@ -39,7 +46,7 @@ export async function openRequestLogOrStandIn(
   logger: Logger,
 ): Promise<RequestLogStore> {
   try {
-    return await openRequestLog(config);
+    return await openRequestLog(config, logger);
   } catch (err) {
     logger.error({ err }, 'request log unavailable: its records are dropped until a restart');
     return unavailableRequestLog(config.store.kind, err);

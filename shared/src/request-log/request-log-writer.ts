@@ -5,13 +5,13 @@ import {
   trackRequestLogBacklog,
 } from '../observability/request-log-metrics.ts';
 import { GroupCommit } from '../runtime/group-commit.ts';
-import type { RequestLogStore } from './request-log-store.ts';
+import type { RequestLogPage, RequestLogQuery, RequestLogStore } from './request-log-store.ts';
 import type { RequestCompletion, RequestRecord } from './request-record.ts';
 
 export interface RequestLogWriterOptions {
-  /** The longest a record waits in memory before its batch is written; default 200 ms. */
+  /** The longest a record waits in memory before its batch is written; default 1,000 ms. */
   readonly flushMs?: number;
-  /** Records per batch (one store transaction); default 500. */
+  /** Records per batch (one store transaction); default 1,000. */
   readonly maxBatch?: number;
   /** Records that may wait; more are dropped and counted. Default 20 000. */
   readonly maxQueued?: number;
@@ -42,7 +42,7 @@ export class RequestLogWriter {
     this.#commit = new GroupCommit<RequestRecord>(
       (batch) => store.insertMany(batch),
       (err, batch) => this.#lost(err, batch.length),
-      { flushMs: options.flushMs ?? 200, maxBatch: options.maxBatch ?? 500 },
+      { flushMs: options.flushMs ?? 1_000, maxBatch: options.maxBatch ?? 1_000 },
     );
     this.#untrack = trackRequestLogBacklog(() => this.#commit.waiting);
   }
@@ -73,6 +73,24 @@ export class RequestLogWriter {
       this.#lost(err, 0);
       return false;
     }
+  }
+
+  /**
+   * A record by id, as the store has it, with this process's own writes read: an id not found
+   * while records wait in memory is looked for again once they are written (a request just
+   * answered here is found at once, not a batch later).
+   */
+  async findById(id: string): Promise<RequestRecord | null> {
+    const found = await this.#store.findById(id);
+    if (found !== null || !this.#commit.pending) return found;
+    await this.#commit.flush();
+    return this.#store.findById(id);
+  }
+
+  /** A page of the store's records, after what waits in memory here is written (as `findById`). */
+  async list(query: RequestLogQuery): Promise<RequestLogPage> {
+    if (this.#commit.pending) await this.#commit.flush();
+    return this.#store.list(query);
   }
 
   /** Resolves once what was queued before the call is written (or dropped). */

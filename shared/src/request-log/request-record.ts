@@ -68,6 +68,16 @@ export function isErrorRecord(record: Pick<RequestRecord, 'status' | 'outcome'>)
 
 const ID_PATTERN = /^req_([0-9a-z]{9})([A-Za-z0-9_-]{16})$/;
 
+/**
+ * The millisecond of a request id's time part, without checking the rest (the capture's one call
+ * per request; `parseRequestId` validates the whole id where it is stored or looked up).
+ */
+export function requestIdMs(id: string): number | null {
+  if (id.length !== 29 || !id.startsWith('req_')) return null;
+  const ms = Number.parseInt(id.slice(4, 13), 36);
+  return Number.isSafeInteger(ms) ? ms : null;
+}
+
 /** The parts of a request id: its millisecond and its 12 random bytes; null for any other text. */
 export function parseRequestId(id: string): { readonly ms: number; readonly random: Buffer } | null {
   const match = ID_PATTERN.exec(id);

@@ -30,7 +30,7 @@ const RETRY_MS = 500;
 export function createVideoRecords(
   config: Pick<Config, 'store' | 'requestLog'>,
   logger: Logger,
-  open: () => Promise<RequestLogStore> = () => openRequestLog(config),
+  open: () => Promise<RequestLogStore> = () => openRequestLog(config, logger),
 ): VideoRecords {
   let store: Promise<RequestLogStore> | null = null;
   const pending = new Set<Promise<void>>();

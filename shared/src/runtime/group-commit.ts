@@ -42,6 +42,11 @@ export class GroupCommit<T> {
     return this.#queue.length;
   }
 
+  /** Whether any item waits or is being written. */
+  get pending(): boolean {
+    return this.#queue.length > 0 || this.#running !== null;
+  }
+
   add(item: T): void {
     this.#queue.push(item);
     this.#schedule();

@@ -14,7 +14,8 @@ import { idParamsSchema } from './admin.schema.ts';
 import { strictValidatorCompiler } from './admin-validation.ts';
 
 export interface AdminRequestsRouteOptions extends AdminAuth {
-  readonly requestLog: { readonly store: Pick<RequestLogStore, 'findById' | 'list'> };
+  /** The log as this process reads it (the writer: its own queued records read). */
+  readonly requestLog: Pick<RequestLogStore, 'findById' | 'list'>;
 }
 
 const tags = ['Operator: requests'];
@@ -26,7 +27,7 @@ export async function adminRequestsRoutes(
 ): Promise<void> {
   requireAdminToken(app, options);
   app.setValidatorCompiler(strictValidatorCompiler);
-  const store = options.requestLog.store;
+  const store = options.requestLog;
 
   app.get<{ Params: { id: string } }>(
     '/requests/:id',

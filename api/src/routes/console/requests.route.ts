@@ -8,9 +8,8 @@ import type { ConsoleDeps } from './console-deps.ts';
 
 /** The store the console reads the request log from. */
 export interface ConsoleRequestLogDeps extends ConsoleDeps {
-  readonly requestLog: {
-    readonly store: Parameters<typeof requestsCsv>[0] & Parameters<typeof findRequest>[0];
-  };
+  /** The log as this process reads it (the writer: its own queued records read). */
+  readonly requestLog: Parameters<typeof requestsCsv>[0] & Parameters<typeof findRequest>[0];
 }
 
 const HOLDER_FILTERS = [...LIST_FILTERS.filter((name) => name !== 'account_id'), 'format'];
@@ -27,7 +26,7 @@ export async function holderRequestsRoutes(app: FastifyInstance, deps: ConsoleRe
     { ...deps.console, ...deps.accounts, adminToken: deps.config.adminToken },
     'holder',
   );
-  const store = deps.requestLog.store;
+  const store = deps.requestLog;
   app.get('/requests', async (request, reply) =>
     sendRequests(store, request, reply, HOLDER_FILTERS, requireHolderAccount(request).id),
   );
@@ -45,7 +44,7 @@ export async function operatorRequestsRoutes(
     { ...deps.console, ...deps.accounts, adminToken: deps.config.adminToken },
     'operator',
   );
-  const store = deps.requestLog.store;
+  const store = deps.requestLog;
   app.get('/operator/requests', async (request, reply) =>
     sendRequests(store, request, reply, OPERATOR_FILTERS, undefined),
   );
@@ -55,7 +54,7 @@ export async function operatorRequestsRoutes(
 }
 
 async function sendRequests(
-  store: ConsoleRequestLogDeps['requestLog']['store'],
+  store: ConsoleRequestLogDeps['requestLog'],
   request: FastifyRequest,
   reply: FastifyReply,
   allowed: readonly string[],

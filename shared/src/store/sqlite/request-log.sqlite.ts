@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { Logger } from '../../logging/logger.ts';
 import {
   decodeCursor,
   encodeCursor,
@@ -31,6 +32,8 @@ const CHECKPOINT_EVERY_MS = 1_000;
  * (64 MiB) instead of SQLite's 1,000, so it rarely happens on the event loop.
  */
 const BACKSTOP_PAGES = 16_384;
+/** SQLite's own `wal_autocheckpoint`, back on the writers once the thread is lost. */
+const SQLITE_DEFAULT_PAGES = 1_000;
 
 /** How many positions past its own a first-schema record may have moved on collisions. */
 const LEGACY_SPILL = 64;
@@ -44,6 +47,8 @@ export interface SqliteRequestLogOptions {
   readonly rowsPerSegment?: number;
   /** Prepared statements kept across partitions (tests make it small); default STATEMENTS_KEPT. */
   readonly statementsKept?: number;
+  /** Told when the checkpointing thread is lost (the writers then checkpoint as SQLite does). */
+  readonly logger?: Pick<Logger, 'warn'>;
 }
 
 interface Row {
@@ -112,7 +117,16 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
     db.exec('PRAGMA mmap_size = 1073741824');
     db.exec(NAMES_SCHEMA);
     const segments = new RequestLogSegments(db, options.rowsPerSegment, options.statementsKept);
-    const checkpointer = path === ':memory:' ? null : startWalCheckpointer(path, CHECKPOINT_EVERY_MS);
+    const checkpointer =
+      path === ':memory:'
+        ? null
+        : startWalCheckpointer(path, CHECKPOINT_EVERY_MS, (err) => {
+            options.logger?.warn(
+              { err },
+              'request log: the WAL checkpointing thread stopped; its writers checkpoint on their own',
+            );
+            if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
+          });
     return new SqliteRequestLog(db, segments, checkpointer);
   } catch (err) {
     throw new StoreOpenError(path, err);
@@ -411,6 +425,11 @@ export class SqliteRequestLog implements RequestLogStore {
   async close(): Promise<void> {
     await this.#checkpointer?.stop();
     if (this.#db.isOpen) this.#db.close();
+  }
+
+  /** The thread that checkpoints the file's WAL (null in memory). */
+  get checkpointer(): WalCheckpointer | null {
+    return this.#checkpointer;
   }
 
   /** The underlying file's handle (the bench's size checks). */

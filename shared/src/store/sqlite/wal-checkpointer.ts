@@ -26,25 +26,40 @@ parentPort.once('message', () => {
 export interface WalCheckpointer {
   /** Runs a last checkpoint and ends the thread. */
   stop(): Promise<void>;
+  /** The thread itself (tests end it to see the failure handled). */
+  readonly thread: Worker;
 }
 
 /**
  * Checkpoints the WAL of the SQLite file at `path` from a worker thread. The connections that
  * write keep a large `wal_autocheckpoint` as a backstop (should the thread fall behind), so the
- * WAL stays bounded either way.
+ * WAL stays bounded either way. A thread that fails or ends before `stop` (it could not open the
+ * file, it was ended) is told to `onLost` once, with its error when it had one: the caller hands
+ * checkpointing back to its writers.
  */
-export function startWalCheckpointer(path: string, everyMs: number): WalCheckpointer {
+export function startWalCheckpointer(
+  path: string,
+  everyMs: number,
+  onLost: (err: unknown) => void = () => {},
+): WalCheckpointer {
   const worker = new Worker(WORKER_CODE, { eval: true, workerData: { path, everyMs } });
-  // It never keeps a process alive, and a thread that fails leaves the backstop to checkpoint.
+  // It never keeps a process alive.
   worker.unref();
-  worker.on('error', () => {});
   let exited = false;
-  worker.once('exit', () => {
+  let stopping = false;
+  let failure: unknown;
+  worker.on('error', (err) => {
+    failure = err;
+  });
+  worker.once('exit', (code) => {
     exited = true;
+    if (!stopping) onLost(failure ?? new Error(`the WAL checkpointing thread ended (exit code ${code})`));
   });
   let stopped: Promise<void> | undefined;
   return {
+    thread: worker,
     stop() {
+      stopping = true;
       stopped ??= new Promise<void>((resolve) => {
         if (exited) return resolve();
         worker.once('message', () => {

@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteRequestLog } from '../../../../shared/src/store/sqlite/request-log.sqlite.ts';
 import { startWalCheckpointer } from '../../../../shared/src/store/sqlite/wal-checkpointer.ts';
+import { captureLogger } from '../../../helpers/capture-logger.ts';
 import { sampleRecord } from '../../../helpers/request-records.ts';
 
 let folder: string;
@@ -58,5 +59,45 @@ describe('the WAL checkpointing thread', () => {
 
     const gone = startWalCheckpointer(join(folder, 'missing', 'x.db'), 10);
     await gone.stop();
+  });
+});
+
+describe('a lost checkpointing thread', () => {
+  it('is told once, with its error, when the thread cannot open its file', async () => {
+    const lost: unknown[] = [];
+    startWalCheckpointer(join(folder, 'missing', 'x.db'), 10, (err) => lost.push(err));
+    expect(await until(() => lost.length > 0)).toBe(true);
+    expect(lost).toHaveLength(1);
+    expect(String(lost[0])).toMatch(/unable to open|missing|no such/i);
+  });
+
+  it('is not told for a stop', async () => {
+    const path = join(folder, 'quiet.db');
+    new DatabaseSync(path).exec('PRAGMA journal_mode = WAL');
+    const lost: unknown[] = [];
+    const checkpointer = startWalCheckpointer(path, 10, (err) => lost.push(err));
+    await checkpointer.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lost).toEqual([]);
+  });
+
+  it('hands checkpointing back to the writers, logged once, and the WAL stays bounded', async () => {
+    const path = join(folder, 'requests.db');
+    const { logger, lines } = captureLogger();
+    const log = openSqliteRequestLog({ path, busyTimeoutMs: 5_000, logger });
+    const warnings = () => lines().filter((line) => /checkpointing thread stopped/.test(String(line.msg)));
+    await log.checkpointer?.thread.terminate();
+    expect(await until(() => warnings().length > 0)).toBe(true);
+    expect(warnings()).toHaveLength(1);
+    const pages = (log.database.prepare('PRAGMA wal_autocheckpoint').get() as Record<string, number>)
+      .wal_autocheckpoint;
+    expect(pages).toBe(1_000);
+    // About 8 MiB of new pages: with SQLite's own checkpoints the WAL never holds them all.
+    for (let batch = 0; batch < 80; batch += 1)
+      log.insertNow(
+        Array.from({ length: 500 }, (_, i) => sampleRecord(Date.UTC(2030, 0, 1) + batch * 500 + i)),
+      );
+    expect(statSync(`${path}-wal`).size).toBeLessThan(6 * 1024 * 1024);
+    await log.close();
   });
 });
