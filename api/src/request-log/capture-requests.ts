@@ -11,7 +11,7 @@ import type { RequestOutcome } from '../../../shared/src/request-log/request-rec
 import { requestIdMs } from '../../../shared/src/request-log/request-record.ts';
 
 /** The request log's side of one request: its draft, its key, and whether its record went. */
-interface Capture {
+export interface Capture {
   readonly writer: RequestLogWriter;
   readonly key: ResolvedKey;
   readonly draft: RequestDraft;
@@ -25,11 +25,11 @@ interface Capture {
 declare module 'fastify' {
   interface FastifyRequest {
     /** The request's log record in the making, once its key passed check 2 (docs/request-log.md). */
-    requestDraft?: RequestDraft;
+    requestDraft?: RequestDraft | undefined;
+    /** Its capture (the draft with what ends the record), on the request rather than in a WeakMap. */
+    requestCapture?: Capture | undefined;
   }
 }
-
-const captures = new WeakMap<FastifyRequest, Capture>();
 
 /** nginx's status for a client that left before its answer's status was sent. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -48,7 +48,7 @@ export function startRequestRecord(
   const draft = newRequestDraft();
   const capture: Capture = { writer, key, draft, streaming: false, payload: null, written: false };
   request.requestDraft = draft;
-  captures.set(request, capture);
+  request.requestCapture = capture;
   // `on`, not `once`: 'close' comes once, and `once` wraps the listener for nothing.
   reply.raw.on('close', () => {
     if (reply.raw.writableFinished) return; // onResponse writes it.
@@ -66,13 +66,16 @@ export function startRequestRecord(
  * attempts (`firstSuccessfulRoute`, `forwardNative`) note the provider on it.
  */
 export function registerRequestCapture(app: FastifyInstance): void {
+  // In every request's shape from its start (no property added to a live request on the hot path).
+  app.decorateRequest('requestDraft', undefined);
+  app.decorateRequest('requestCapture', undefined);
   app.addHook('preHandler', (request, _reply, done) => {
     const draft = request.requestDraft;
     if (draft === undefined) done();
     else runWithDraft(draft, done);
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    const capture = captures.get(request);
+    const capture = request.requestCapture;
     if (capture !== undefined && payload instanceof Readable) {
       capture.streaming = true;
       capture.payload = payload;
@@ -81,7 +84,7 @@ export function registerRequestCapture(app: FastifyInstance): void {
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    if (captures.has(request)) finish(request, reply, 'completed');
+    if (request.requestCapture !== undefined) finish(request, reply, 'completed');
     done();
   });
 }
@@ -98,7 +101,7 @@ function timeFirstWrite(reply: FastifyReply, draft: RequestDraft): void {
 }
 
 function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed' | 'client_gone'): void {
-  const capture = captures.get(request);
+  const capture = request.requestCapture;
   if (capture === undefined || capture.written) return;
   capture.written = true;
   const { draft, key } = capture;
@@ -109,6 +112,7 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
       : draft.failedAfterStatus || status >= 400
         ? 'failed'
         : 'completed';
+  const stream = capture.streaming && isEventStream(reply);
   capture.writer.record({
     id: request.id,
     createdMs: requestIdMs(request.id) ?? Date.now(),
@@ -117,7 +121,7 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
     keyLast4: key.last4,
     method: request.method,
     path: request.url.split('?')[0] ?? request.url,
-    endpoint: endpointOf(request.routeOptions.url ?? request.url),
+    endpoint: routeEndpoint(request),
     model: draft.model ?? request.admission?.model ?? null,
     provider: draft.provider,
     channelId: draft.channelId,
@@ -127,14 +131,14 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
       draft.errorCode ??
       (ended === 'client_gone' && status === CLIENT_CLOSED_REQUEST ? 'client_closed_request' : null),
     outcome,
-    stream: capture.streaming && isEventStream(reply),
+    stream,
     inputTokens: draft.inputTokens,
     outputTokens: draft.outputTokens,
     cachedTokens: draft.cachedTokens,
     reasoningTokens: draft.reasoningTokens,
     costMicros: draft.costMicros,
     latencyMs: Math.round(performance.now() - draft.startedAt),
-    ttftMs: capture.streaming && isEventStream(reply) ? draft.ttftMs : null,
+    ttftMs: stream ? draft.ttftMs : null,
     ip: request.ip ?? null,
     jobId: draft.jobId,
   });
@@ -156,6 +160,20 @@ const V1_ENDPOINTS: ReadonlyArray<readonly [string, string]> = [
   ['/v1/usage', 'usage'],
   ['/v1/requests', 'requests'],
 ];
+
+/** `endpointOf` by route pattern (a few dozen routes; a 404's raw path is not kept). */
+const endpointByRoute = new Map<string, string>();
+
+function routeEndpoint(request: FastifyRequest): string {
+  const route = request.routeOptions.url;
+  if (route === undefined) return endpointOf(request.url);
+  let endpoint = endpointByRoute.get(route);
+  if (endpoint === undefined) {
+    endpoint = endpointOf(route);
+    endpointByRoute.set(route, endpoint);
+  }
+  return endpoint;
+}
 
 /** The record's `endpoint`: what a `/v1` route does, or `native:<prefix>` for a native API. */
 export function endpointOf(route: string): string {

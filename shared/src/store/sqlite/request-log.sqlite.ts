@@ -164,7 +164,19 @@ export class SqliteRequestLog implements RequestLogStore {
   /** The synchronous write of a batch, in one transaction (the bench calls it directly). */
   insertNow(records: readonly RequestRecord[]): void {
     this.#write(() => {
-      for (const record of records) this.#insertOne(record);
+      // A batch's records mostly share a partition: its insert statement is looked up once per run.
+      let segment: Segment | undefined;
+      let insert: StatementSync | undefined;
+      for (const record of records) {
+        const parsed = parseRequestId(record.id);
+        if (parsed === null) continue; // Only the service's own ids are logged.
+        const into = this.#segments.forWrite(parsed.ms);
+        if (into !== segment || insert === undefined) {
+          segment = into;
+          insert = this.#segments.statement(into, 'insert', INSERT);
+        }
+        this.#insertOne(record, parsed, into, insert);
+      }
     });
   }
 
@@ -204,9 +216,12 @@ export class SqliteRequestLog implements RequestLogStore {
     return (this.#dataVersion.get() as { data_version: number }).data_version;
   }
 
-  #insertOne(record: RequestRecord): void {
-    const parsed = parseRequestId(record.id);
-    if (parsed === null) return; // Only the service's own ids are logged.
+  #insertOne(
+    record: RequestRecord,
+    parsed: { readonly ms: number; readonly random: Buffer },
+    segment: Segment,
+    insert: StatementSync,
+  ): void {
     const { ms, random } = parsed;
     const names = this.#names;
     const account = names.name(NAME_KIND.account, record.accountId);
@@ -236,8 +251,6 @@ export class SqliteRequestLog implements RequestLogStore {
       record.ttftMs === null ? null : Math.max(0, Math.round(record.ttftMs)),
       names.nullableName(NAME_KIND.ip, record.ip),
     ] as const;
-    const segment = this.#segments.forWrite(ms);
-    const insert = this.#segments.statement(segment, 'insert', INSERT);
     const first = ms * PER_MS;
     const slot = ((random[0] as number) << 4) + ((random[1] as number) >> 4);
     // A taken position moves to the next of the same millisecond (wrapping), so every position of
