@@ -4,6 +4,7 @@
  * work adds and not what the machine or the libraries cost. Pure: the report (./report.ts) gives
  * the figures, this says which lines are met.
  */
+import { median } from './stats.ts';
 
 /** The run's figures the lines compare; undefined where a phase was skipped or failed. */
 export interface LineFigures {
@@ -105,7 +106,8 @@ export function benchLines(f: LineFigures): Line[] {
 
 /**
  * A line "this gateway's req/s ≥ 95 % of that one's", both measured in the same alternation:
- * judged on the median of the rounds' ratios (the medians' ratio when no round has both).
+ * judged on the median of the rounds' ratios (the upper middle one of an even count; the medians'
+ * ratio when no round has both).
  */
 function sameRunLine(line: string, run: SameRun | undefined): Line {
   if (run === undefined) return { line, gateway: 'n/a', floor: '–', met: undefined, explainedBy: PROFILE };
@@ -123,14 +125,6 @@ function sameRunLine(line: string, run: SameRun | undefined): Line {
     met: ratio >= 0.95,
     explainedBy: PROFILE,
   };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** The lines as a Markdown table, a miss naming the section whose profile explains it. */

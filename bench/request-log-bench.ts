@@ -214,14 +214,12 @@ async function main(): Promise<void> {
   const retentionDays = (endMs - cutoffMs) / (24 * 3600 * 1000);
   const delay = monitorEventLoopDelay({ resolution: 1 });
   let longestStep = 0;
-  const stepTimes: Array<[number, number, number]> = [];
   const stepping = {
     kind: store.kind,
     retentionStep: async (beforeMs: number) => {
       const t = performance.now();
       const step = store.retentionStepNow(beforeMs);
       longestStep = Math.max(longestStep, performance.now() - t);
-      stepTimes.push([stepTimes.length, performance.now() - t, step.deleted]);
       return step;
     },
   };
@@ -238,12 +236,6 @@ async function main(): Promise<void> {
     now: () => endMs,
   });
   const retentionSeconds = (performance.now() - retentionStarted) / 1000;
-  console.log(
-    'slowest steps',
-    JSON.stringify([...stepTimes].sort((a, b) => b[1] - a[1]).slice(0, 8)),
-    'steps',
-    stepTimes.length,
-  );
   delay.disable();
   const maxBlockMs = delay.max / 1e6;
   await store.close();

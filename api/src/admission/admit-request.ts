@@ -162,7 +162,7 @@ export function createAdmissionHook(deps: AdmissionDeps) {
         ? undefined
         : (request.pricedCatalogue ?? deps.catalogue).resolve(requested)?.id;
     const canonical = model ?? requested;
-    const draft = request.requestDraft;
+    const draft = request.requestCapture?.draft;
     if (draft !== undefined && model !== undefined) draft.model = model;
     let hold: HoldEstimate;
     try {

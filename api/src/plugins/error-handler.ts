@@ -34,7 +34,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     closeIfBodyUnread(request, reply);
     const answer = stopAware(appError, request, reply);
     // The request log's `error_code` (docs/request-log.md).
-    if (request.requestDraft !== undefined) request.requestDraft.errorCode = String(answer.code);
+    const draft = request.requestCapture?.draft;
+    if (draft !== undefined) draft.errorCode = String(answer.code);
     return reply.code(answer.status).headers(answer.headers).send(answer.toBody());
   });
 

@@ -24,9 +24,10 @@ export interface Capture {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request's log record in the making, once its key passed check 2 (docs/request-log.md). */
-    requestDraft?: RequestDraft | undefined;
-    /** Its capture (the draft with what ends the record), on the request rather than in a WeakMap. */
+    /**
+     * The request's log record in the making (`draft`) and what ends it, once its key passed
+     * check 2 (docs/request-log.md); on the request, decorated, rather than in a WeakMap.
+     */
     requestCapture?: Capture | undefined;
   }
 }
@@ -47,7 +48,6 @@ export function startRequestRecord(
 ): void {
   const draft = newRequestDraft();
   const capture: Capture = { writer, key, draft, streaming: false, payload: null, written: false };
-  request.requestDraft = draft;
   request.requestCapture = capture;
   // `on`, not `once`: 'close' comes once, and `once` wraps the listener for nothing.
   reply.raw.on('close', () => {
@@ -67,12 +67,11 @@ export function startRequestRecord(
  */
 export function registerRequestCapture(app: FastifyInstance): void {
   // In every request's shape from its start (no property added to a live request on the hot path).
-  app.decorateRequest('requestDraft', undefined);
   app.decorateRequest('requestCapture', undefined);
   app.addHook('preHandler', (request, _reply, done) => {
-    const draft = request.requestDraft;
-    if (draft === undefined) done();
-    else runWithDraft(draft, done);
+    const capture = request.requestCapture;
+    if (capture === undefined) done();
+    else runWithDraft(capture.draft, done);
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     const capture = request.requestCapture;

@@ -66,6 +66,22 @@ describe('the request log writer', () => {
     expect(written.length).toBeLessThanOrEqual(6 + 4);
   });
 
+  it('answers its reads when the batch they write first is refused: counted, never thrown', async () => {
+    const { store } = memoryStore(async () => {
+      throw new Error('SQLITE_FULL');
+    });
+    const writer = new RequestLogWriter(store, captureLogger().logger, { flushMs: 60_000 });
+    const before = await dropped('store_failed');
+    const record = sampleRecord(Date.UTC(2030, 0, 1));
+    writer.record(record);
+    expect(await writer.findById(record.id)).toBeNull();
+    expect(await dropped('store_failed')).toBe(before + 1);
+    writer.record(sampleRecord(Date.UTC(2030, 0, 2)));
+    expect(await writer.list({ limit: 10 })).toEqual({ records: [], nextCursor: null });
+    expect(await dropped('store_failed')).toBe(before + 2);
+    await writer.close();
+  });
+
   it('counts the records of a batch the store refuses (a full disk)', async () => {
     const { store } = memoryStore(async () => {
       throw new Error('SQLITE_FULL');
