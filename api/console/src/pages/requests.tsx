@@ -229,7 +229,7 @@ function RequestsView({ operator }: { operator: boolean }) {
         {(page) => (
           <div class="card">
             <div class="table-wrap">
-              <table data-testid="requests-table">
+              <table class="stacked-table" data-testid="requests-table">
                 <caption class="visually-hidden">{t('requests.table_caption')}</caption>
                 <thead>
                   <tr>
@@ -253,8 +253,10 @@ function RequestsView({ operator }: { operator: boolean }) {
                 <tbody>
                   {page.data.map((record) => (
                     <tr key={record.id}>
-                      <td class="nowrap">{format.dateTime(record.created * 1000)}</td>
-                      <td>
+                      <td class="nowrap" data-label={t('requests.time')}>
+                        {format.dateTime(record.created * 1000)}
+                      </td>
+                      <td data-label={t('requests.id')}>
                         <button
                           type="button"
                           class="link-button"
@@ -265,20 +267,28 @@ function RequestsView({ operator }: { operator: boolean }) {
                         </button>
                       </td>
                       {operator ? (
-                        <td>
+                        <td data-label={t('requests.account')}>
                           <code dir="ltr">{record.account_id}</code>
                         </td>
                       ) : null}
-                      <td>
+                      <td data-label={t('requests.endpoint')}>
                         <code dir="ltr">{record.endpoint}</code>
                       </td>
-                      <td>{record.model === null ? '—' : <code dir="ltr">{record.model}</code>}</td>
-                      <td class="num">{format.number(record.status)}</td>
-                      <td>
+                      <td data-label={t('requests.model')}>
+                        {record.model === null ? '—' : <code dir="ltr">{record.model}</code>}
+                      </td>
+                      <td class="num" data-label={t('requests.status')}>
+                        {format.number(record.status)}
+                      </td>
+                      <td data-label={t('requests.outcome')}>
                         <StatusBadge status={badgeOf(record)} label={t(OUTCOME_KEY[record.outcome])} />
                       </td>
-                      <td class="num">{format.amount(record.cost)}</td>
-                      <td class="num nowrap">{t('requests.ms', { n: format.number(record.latency_ms) })}</td>
+                      <td class="num" data-label={t('common.cost_toman')}>
+                        {format.amount(record.cost)}
+                      </td>
+                      <td class="num nowrap" data-label={t('requests.latency')}>
+                        {t('requests.ms', { n: format.number(record.latency_ms) })}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -121,7 +121,7 @@ export function ChannelsPage() {
                           {readOnly ? ` · ${t('channels.environment')}` : ''}
                         </small>
                       </th>
-                      <td>
+                      <td data-label={t('channels.status')}>
                         <StatusBadge status={channel.status} label={t(STATUS_KEYS[channel.status])} />
                         {channel.status_reason ? <div class="hint">{channel.status_reason}</div> : null}
                         {channel.cooldown_until ? (
@@ -148,10 +148,10 @@ export function ChannelsPage() {
                           </div>
                         ) : null}
                       </td>
-                      <td class="num">
+                      <td class="num" data-label={t('channels.weight_priority')}>
                         {format.number(channel.weight)} / {format.number(channel.priority)}
                       </td>
-                      <td class="num">
+                      <td class="num" data-label={t('channels.last_hour')}>
                         <div>
                           {t('channels.figures', {
                             requests: format.number(channel.requests),
