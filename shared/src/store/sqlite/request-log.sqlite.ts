@@ -51,6 +51,17 @@ export interface SqliteRequestLogOptions {
   readonly logger?: Pick<Logger, 'warn'>;
 }
 
+/** A record on its way into a partition: its first position, its slot there and its other values. */
+interface Pending {
+  /** Its millisecond's first position. */
+  readonly first: number;
+  /** Its place among the millisecond's positions (12 bits of its id), tried first. */
+  readonly slot: number;
+  readonly random: Buffer;
+  readonly values: Array<number | bigint | string | Uint8Array | null>;
+  readonly jobId: string | null;
+}
+
 interface Row {
   pos: number;
   rnd: Uint8Array;
@@ -88,6 +99,10 @@ const SELECTED = COLUMNS.replace('cost,', 'CAST(cost AS TEXT) AS cost,');
 
 /** The statements every partition has, by its table's name. */
 const INSERT = (table: string) => `INSERT OR IGNORE INTO ${table} (${COLUMNS}) VALUES (${PLACEHOLDERS})`;
+/** Rows a full run's statement writes at once (a batch's calls into SQLite are its rows / 32). */
+const ROWS_PER_INSERT = 32;
+const INSERT_RUN = (table: string) =>
+  `INSERT OR IGNORE INTO ${table} (${COLUMNS}) VALUES ${Array.from({ length: ROWS_PER_INSERT }, () => `(${PLACEHOLDERS})`).join(', ')}`;
 const RND_AT = (table: string) => `SELECT rnd FROM ${table} WHERE pos = ?`;
 const BY_ID = (table: string) => `SELECT ${SELECTED} FROM ${table} WHERE pos BETWEEN ? AND ? AND rnd = ?`;
 
@@ -161,25 +176,29 @@ export class SqliteRequestLog implements RequestLogStore {
     this.insertNow(records);
   }
 
-  /** The synchronous write of a batch, in one transaction (the bench calls it directly). */
+  /**
+   * The synchronous write of a batch, in one transaction (the bench calls it directly). Records go
+   * in statements of `ROWS_PER_INSERT` rows (one call into SQLite for many), each run of them into
+   * the partition its records' milliseconds name.
+   */
   insertNow(records: readonly RequestRecord[]): void {
     this.#write(() => {
-      // A batch's records mostly share a partition: its insert statement is looked up once per run.
+      let run: Pending[] = [];
       let segment: Segment | undefined;
-      let insert: StatementSync | undefined;
       for (const record of records) {
         const parsed = parseRequestId(record.id);
         if (parsed === null) continue; // Only the service's own ids are logged.
         const into = this.#segments.forWrite(parsed.ms);
-        if (into !== segment || insert === undefined) {
+        if (into !== segment || run.length === ROWS_PER_INSERT) {
+          if (segment !== undefined) this.#insertRun(segment, run);
           segment = into;
-          insert = this.#segments.statement(into, 'insert', INSERT);
+          run = [];
         }
-        this.#insertOne(record, parsed, into, insert);
+        run.push(this.#pending(record, parsed, into));
       }
+      if (segment !== undefined) this.#insertRun(segment, run);
     });
   }
-
   /**
    * Runs `write` in one immediate transaction, the partitions' register read again first when
    * another connection (a second api, the worker) committed since; rolled back whole on a failure.
@@ -216,12 +235,17 @@ export class SqliteRequestLog implements RequestLogStore {
     return (this.#dataVersion.get() as { data_version: number }).data_version;
   }
 
-  #insertOne(
+  /**
+   * A record's bound values (all but its position) and first position, noted in its partition at
+   * once (its row count, newest millisecond and account), so the next record's partition is
+   * chosen knowing it. A record then not written (its millisecond's positions all taken) leaves
+   * the partition's counts a little high, which costs nothing: they only bound its size.
+   */
+  #pending(
     record: RequestRecord,
     parsed: { readonly ms: number; readonly random: Buffer },
     segment: Segment,
-    insert: StatementSync,
-  ): void {
+  ): Pending {
     const { ms, random } = parsed;
     const names = this.#names;
     const account = names.name(NAME_KIND.account, record.accountId);
@@ -250,24 +274,58 @@ export class SqliteRequestLog implements RequestLogStore {
       Math.max(0, Math.round(record.latencyMs)),
       record.ttftMs === null ? null : Math.max(0, Math.round(record.ttftMs)),
       names.nullableName(NAME_KIND.ip, record.ip),
-    ] as const;
-    const first = ms * PER_MS;
+    ];
+    this.#segments.noteWritten(segment, 1, ms);
+    this.#presence.note(segment, account, failed);
     const slot = ((random[0] as number) << 4) + ((random[1] as number) >> 4);
-    // A taken position moves to the next of the same millisecond (wrapping), so every position of
-    // a partition belongs to a millisecond it holds.
-    for (let tries = 0; tries < TRIES; tries += 1) {
-      const pos = first + ((slot + tries) % PER_MS);
-      if (Number(insert.run(pos, ...values).changes) === 1) {
-        this.#segments.noteWritten(segment, 1, ms);
-        this.#presence.note(segment, account, failed);
-        if (record.jobId != null) this.#jobInsert.run(record.jobId, pos);
+    return { first: ms * PER_MS, slot, random, values, jobId: record.jobId ?? null };
+  }
+
+  /**
+   * Writes a run of records of one partition: a full run in one statement, a shorter one row by
+   * row. A row the statement ignored (its position taken: `changes` falls short) is found by its
+   * position's `rnd` and moved on, as a single row would be.
+   */
+  #insertRun(segment: Segment, run: readonly Pending[]): void {
+    if (run.length === ROWS_PER_INSERT) {
+      const args: Array<number | bigint | string | Uint8Array | null> = [];
+      for (const row of run) args.push(row.first + row.slot, ...row.values);
+      const changes = Number(this.#segments.statement(segment, 'insertRun', INSERT_RUN).run(...args).changes);
+      for (const row of run) {
+        if (changes === run.length || this.#holds(segment, row.first + row.slot, row.random)) {
+          this.#noteJob(row, row.first + row.slot);
+        } else this.#insertOne(segment, row, 1);
+      }
+      return;
+    }
+    for (const row of run) this.#insertOne(segment, row, 0);
+  }
+
+  /**
+   * One row, from its `from`th try on: a taken position moves to the next of the same millisecond
+   * (wrapping), so every position of a partition belongs to a millisecond it holds.
+   */
+  #insertOne(segment: Segment, row: Pending, from: number): void {
+    const insert = this.#segments.statement(segment, 'insert', INSERT);
+    for (let tries = from; tries < TRIES; tries += 1) {
+      const pos = row.first + ((row.slot + tries) % PER_MS);
+      if (Number(insert.run(pos, ...row.values).changes) === 1 || this.#holds(segment, pos, row.random)) {
+        this.#noteJob(row, pos);
         return;
       }
-      const taken = this.#segments.statement(segment, 'rnd', RND_AT).get(pos) as
-        | { rnd: Uint8Array }
-        | undefined;
-      if (taken !== undefined && Buffer.from(taken.rnd).equals(random)) return; // Already written.
     }
+  }
+
+  /** Whether position `pos` of `segment` holds the record of id bytes `random` (written already). */
+  #holds(segment: Segment, pos: number, random: Buffer): boolean {
+    const taken = this.#segments.statement(segment, 'rnd', RND_AT).get(pos) as
+      | { rnd: Uint8Array }
+      | undefined;
+    return taken !== undefined && Buffer.from(taken.rnd).equals(random);
+  }
+
+  #noteJob(row: Pending, pos: number): void {
+    if (row.jobId !== null) this.#jobInsert.run(row.jobId, pos);
   }
 
   async completeJob(jobId: string, completion: RequestCompletion): Promise<boolean> {

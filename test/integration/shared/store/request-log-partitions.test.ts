@@ -118,6 +118,18 @@ describe('the request log partitions (SQLite)', () => {
     expect(positions.high).toBeLessThan(at(0, 6) * PER_MS);
   });
 
+  it('a record written again (a batch retried, an id twice in one) stays one record', async () => {
+    const log = open();
+    // Runs of 32 rows go in one statement: the repeats fall inside and across such runs.
+    const records = Array.from({ length: 70 }, (_, i) => sampleRecord(at(0, 10 + (i % 3))));
+    await log.insertMany([...records, ...records.slice(0, 40)]);
+    await log.insertMany(records);
+    expect((await readAll(log, 200)).map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(
+      (log.database.prepare(`SELECT count(*) AS n FROM ${log.segments[0]?.name}`).get() as { n: number }).n,
+    ).toBe(70);
+  });
+
   it('two connections on one file (two processes) share the partitions', async () => {
     const a = open(3);
     const b = open(3);
