@@ -27,7 +27,7 @@ export interface LineFigures {
 
 /**
  * Two gateways measured in the same alternation: their median req/s, and each round's ratio
- * (measured / reference, both measured in that round, one just after the other). The line is judged
+ * (measured / reference, both measured in that round, one beside the other, in turn first). The line is judged
  * on the median of those ratios: the machine's swings from round to round (this shared host's
  * rounds differ by up to 2 ×) fall on both sides of a ratio, not on the median of either side.
  */

@@ -149,7 +149,7 @@ function loadSection(info: RunInfo, delay: number, results: HarnessResults | und
   );
   for (const variant of variants) {
     const of = results.segments.filter((x) => x.target === variant);
-    md += `${variant} round by round (in each round measured just after the gateway): ${of.map((x) => `${x.rps.toFixed(0)} req/s`).join('; ')}.\n`;
+    md += `${variant} round by round (in each round beside the gateway, after it in odd rounds and before it in even ones): ${of.map((x) => `${x.rps.toFixed(0)} req/s`).join('; ')}.\n`;
   }
   return `${md}\n`;
 }
