@@ -112,6 +112,9 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
         ? 'failed'
         : 'completed';
   const stream = capture.streaming && isEventStream(reply);
+  const url = request.url;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
   capture.writer.record({
     id: request.id,
     createdMs: requestIdMs(request.id) ?? Date.now(),
@@ -119,8 +122,8 @@ function finish(request: FastifyRequest, reply: FastifyReply, ended: 'completed'
     keyId: key.id,
     keyLast4: key.last4,
     method: request.method,
-    path: request.url.split('?')[0] ?? request.url,
-    endpoint: routeEndpoint(request),
+    path,
+    endpoint: endpointOf(path),
     model: draft.model ?? request.admission?.model ?? null,
     provider: draft.provider,
     channelId: draft.channelId,
@@ -160,26 +163,15 @@ const V1_ENDPOINTS: ReadonlyArray<readonly [string, string]> = [
   ['/v1/requests', 'requests'],
 ];
 
-/** `endpointOf` by route pattern (a few dozen routes; a 404's raw path is not kept). */
-const endpointByRoute = new Map<string, string>();
-
-function routeEndpoint(request: FastifyRequest): string {
-  const route = request.routeOptions.url;
-  if (route === undefined) return endpointOf(request.url);
-  let endpoint = endpointByRoute.get(route);
-  if (endpoint === undefined) {
-    endpoint = endpointOf(route);
-    endpointByRoute.set(route, endpoint);
-  }
-  return endpoint;
-}
-
-/** The record's `endpoint`: what a `/v1` route does, or `native:<prefix>` for a native API. */
+/**
+ * The record's `endpoint`, from the request's path (its route's first segments are never
+ * parameters): what a `/v1` route does, or `native:<prefix>` for a native API.
+ */
 export function endpointOf(route: string): string {
   if (route.startsWith('/v1/')) {
     for (const [prefix, endpoint] of V1_ENDPOINTS) if (route.startsWith(prefix)) return endpoint;
     return route.slice(4).split('/')[0] ?? 'v1';
   }
-  const prefix = route.split('/')[1] ?? '';
-  return `native:${prefix}`;
+  const end = route.indexOf('/', 1);
+  return `native:${route.slice(1, end === -1 ? route.length : end)}`;
 }
