@@ -4,7 +4,7 @@
  * own; owned by pid (./processes.ts). Each bench adds its own settings (upstream, catalogue…).
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from '../infra/local-services/free-port.ts';
 import { startRedisServer } from '../infra/local-services/redis-server.ts';
 import { startS3Server } from '../infra/local-services/s3-server.ts';
@@ -60,6 +60,9 @@ export async function startBenchApi(o: BenchApiOptions): Promise<BenchApi> {
     LOG_LEVEL: 'warn',
     REDIS_URL: redisLocal.url,
     SQLITE_PATH: o.sqlitePath,
+    // The phase's own request log, beside its money file (not the checkout's `.local/requests.db`,
+    // which every api of a run would otherwise share, and which would grow from run to run).
+    REQUEST_LOG_PATH: join(dirname(o.sqlitePath), 'requests.db'),
     S3_ENDPOINT: s3.endpoint,
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,

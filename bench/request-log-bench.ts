@@ -3,8 +3,8 @@
  * (docs/request-log.md). Generates N records (default 10,000,000: a year of a busy mix of
  * accounts, keys and models, 5 % errors) into a fresh file with the store's own write path, then
  * measures bytes per record on disk, lookup by id, filtered pages of 50 (by key, by model, errors
- * only, a date range) and a retention pass over the oldest 1,000,000 rows (the longest the event
- * loop was blocked). Writes bench/REQUEST-LOG.md.
+ * only, a date range), a retention pass over the oldest 1,000,000 rows (the longest the event
+ * loop was blocked) and what a batch of the api's writer costs. Writes bench/REQUEST-LOG.md.
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -141,6 +141,34 @@ async function timed(runs: number, run: (i: number) => Promise<unknown>) {
 
 const fmt = (ms: number) => ms.toFixed(2);
 
+/** Records of the write-cost runs: two a millisecond, as an api answering 2,000 requests a second. */
+const COST_RECORDS = 200_000;
+
+/**
+ * What a batch costs the api's event loop: `COST_RECORDS` records, two a millisecond, written in
+ * batches of `batch` into a fresh file, as the api's writer does (its default batch is 4,000):
+ * CPU per record (the process's, the WAL's writes included) and the longest batch.
+ */
+function writeCost(folder: string, batch: number) {
+  const store = openSqliteRequestLog({ path: join(folder, `write-cost-${batch}.db`), busyTimeoutMs: 5_000 });
+  const firstMs = Date.UTC(2026, 11, 1);
+  const batches: RequestRecord[][] = [];
+  for (let done = 0; done < COST_RECORDS; done += batch)
+    batches.push(Array.from({ length: batch }, (_, i) => makeRecord(firstMs + Math.floor((done + i) / 2))));
+  store.insertNow(batches.shift() ?? []); // The statements prepared, the partition made.
+  const cpu = process.cpuUsage();
+  let longest = 0;
+  for (const records of batches) {
+    const t = performance.now();
+    store.insertNow(records);
+    longest = Math.max(longest, performance.now() - t);
+  }
+  const used = process.cpuUsage(cpu);
+  const records = batches.length * batch;
+  void store.close();
+  return { batch, cpuUs: (used.user + used.system) / records, longestMs: longest };
+}
+
 async function main(): Promise<void> {
   const folder = mkdtempSync(join(os.tmpdir(), 'request-log-bench-'));
   const path = join(folder, 'requests.db');
@@ -239,6 +267,7 @@ async function main(): Promise<void> {
   delay.disable();
   const maxBlockMs = delay.max / 1e6;
   await store.close();
+  const costs = [1_000, 4_000].map((batch) => writeCost(folder, batch));
   rmSync(folder, { recursive: true, force: true });
 
   const row = (name: string, t: { p50: number; p99: number; max: number }, bound: number) =>
@@ -286,6 +315,14 @@ ${row('Two pages by model (cursor)', nextPage, 100)}
 | Longest delete step | ${fmt(longestStep)} ms | | |
 | Longest event-loop block (monitorEventLoopDelay max) | ${fmt(maxBlockMs)} ms | ≤ 50 | ${maxBlockMs <= 50 ? 'yes' : '**no**'} |
 | The same, 5 s of an idle loop before the pass (the machine’s own noise) | ${fmt(idleMaxMs)} ms | | |
+
+## Write cost
+
+${COST_RECORDS.toLocaleString('en')} records, two a millisecond (an api answering 2,000 requests a second), into a fresh file in batches of the writer's size: CPU of the process per record (SQLite and the WAL's writes included) and the longest batch, the longest the api's event loop is held by a write.
+
+| Batch | CPU per record | Longest batch |
+|---|---|---|
+${costs.map((c) => `| ${c.batch.toLocaleString('en')}${c.batch === 4_000 ? ' (the writer’s default)' : ''} | ${c.cpuUs.toFixed(1)} µs | ${fmt(c.longestMs)} ms |`).join('\n')}
 
 Load average at the end of the run: ${os
     .loadavg()

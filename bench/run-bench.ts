@@ -131,7 +131,8 @@ async function inPhase(
     );
     await gateway.stop();
     if (!settings.keepStore)
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${gateway.sqlitePath}${suffix}`, { force: true });
+      for (const file of [gateway.sqlitePath, join(gateway.scratch, 'requests.db')])
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     rmSync(join(gateway.scratch, 's3'), { recursive: true, force: true });
   }
 }
