@@ -11,7 +11,10 @@ import type { RequestCompletion, RequestRecord } from './request-record.ts';
 export interface RequestLogWriterOptions {
   /** The longest a record waits in memory before its batch is written; default 1,000 ms. */
   readonly flushMs?: number;
-  /** Records per batch (one store transaction); default 4,000 (a second of a busy api: fewer, fuller commits). */
+  /**
+   * Records per batch (one store transaction); default 2,000: a second of a busy api in one commit
+   * (its index pages written once), the event loop held about 10 ms by it (bench/REQUEST-LOG.md).
+   */
   readonly maxBatch?: number;
   /** Records that may wait; more are dropped and counted. Default 20 000. */
   readonly maxQueued?: number;
@@ -42,7 +45,7 @@ export class RequestLogWriter {
     this.#commit = new GroupCommit<RequestRecord>(
       (batch) => store.insertMany(batch),
       (err, batch) => this.#lost(err, batch.length),
-      { flushMs: options.flushMs ?? 1_000, maxBatch: options.maxBatch ?? 4_000 },
+      { flushMs: options.flushMs ?? 1_000, maxBatch: options.maxBatch ?? 2_000 },
     );
     this.#untrack = trackRequestLogBacklog(() => this.#commit.waiting);
   }
