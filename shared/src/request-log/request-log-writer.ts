@@ -13,7 +13,8 @@ export interface RequestLogWriterOptions {
   readonly flushMs?: number;
   /**
    * Records per batch (one store transaction); default 2,000: a second of a busy api in one commit
-   * (its index pages written once), the event loop held about 10 ms by it (bench/REQUEST-LOG.md).
+   * (its index pages written once), a batch holding the event loop about 20 ms at a busy mix of
+   * keys; 4,000 cost a little less a record and held it up to twice as long (bench/REQUEST-LOG.md).
    */
   readonly maxBatch?: number;
   /** Records that may wait; more are dropped and counted. Default 20 000. */
