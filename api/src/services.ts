@@ -122,7 +122,8 @@ export async function createApiServices(
     now: accounts.clock,
   };
   await Promise.all([accounts.keyCache.start(), waiter.start(), catalogue.start()]);
-  const requestLogStore = await openRequestLogOrStandIn(config, logger);
+  // The api writes the records: its batches go on a thread of their own, off the event loop.
+  const requestLogStore = await openRequestLogOrStandIn(config, logger, { writeThread: true });
   const requestLog = new RequestLogWriter(requestLogStore, logger);
   const stopRetention = startRetention(requestLogStore, logger, {
     retentionDays: config.requestLog.retentionDays,

@@ -11,6 +11,7 @@ import { unavailableRequestLog } from './unavailable-request-log.ts';
 export async function openRequestLog(
   config: Pick<Config, 'store' | 'requestLog'>,
   logger?: Logger,
+  options: OpenRequestLogOptions = {},
 ): Promise<RequestLogStore> {
   const { store, requestLog } = config;
   if (store.kind === 'mongodb') {
@@ -33,8 +34,14 @@ export async function openRequestLog(
   return openSqliteRequestLog({
     path: requestLog.path,
     busyTimeoutMs: store.busyTimeoutMs,
+    writeThread: options.writeThread ?? false,
     ...(logger === undefined ? {} : { logger }),
   });
+}
+
+export interface OpenRequestLogOptions {
+  /** SQLite: write the batches on a thread of their own (the api, which writes them). */
+  readonly writeThread?: boolean;
 }
 
 /**
@@ -44,9 +51,10 @@ export async function openRequestLog(
 export async function openRequestLogOrStandIn(
   config: Pick<Config, 'store' | 'requestLog'>,
   logger: Logger,
+  options: OpenRequestLogOptions = {},
 ): Promise<RequestLogStore> {
   try {
-    return await openRequestLog(config, logger);
+    return await openRequestLog(config, logger, options);
   } catch (err) {
     logger.error({ err }, 'request log unavailable: its records are dropped until a restart');
     return unavailableRequestLog(config.store.kind, err);

@@ -23,6 +23,7 @@ import { StoreOpenError } from './database.ts';
 import { NAME_KIND, NAMES_SCHEMA, RequestLogNames } from './request-log-names.ts';
 import { RequestLogPresence } from './request-log-presence.ts';
 import { PER_MS, RequestLogSegments, type Segment, type SegmentIndex } from './request-log-segments.ts';
+import { RequestLogWriteThread } from './request-log-write-thread.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 /** How often the checkpointing thread copies the WAL back into the file. */
@@ -49,6 +50,13 @@ export interface SqliteRequestLogOptions {
   readonly statementsKept?: number;
   /** Told when the checkpointing thread is lost (the writers then checkpoint as SQLite does). */
   readonly logger?: Pick<Logger, 'warn'>;
+  /** Checkpoints on a thread of their own (default true; the write thread's connection has none). */
+  readonly checkpointThread?: boolean;
+  /**
+   * Batches (`insertMany`) written by a thread of their own, off the event loop (default false;
+   * the serving processes turn it on). A lost thread is logged, and batches are written here again.
+   */
+  readonly writeThread?: boolean;
 }
 
 /** A record on its way into a partition: its first position, its slot there and its other values. */
@@ -132,8 +140,10 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
     db.exec('PRAGMA mmap_size = 1073741824');
     db.exec(NAMES_SCHEMA);
     const segments = new RequestLogSegments(db, options.rowsPerSegment, options.statementsKept);
+    // With a write thread, that thread checkpoints too (one thread, not two, per process).
+    const writeThread = options.writeThread === true && path !== ':memory:';
     const checkpointer =
-      path === ':memory:'
+      path === ':memory:' || options.checkpointThread === false || writeThread
         ? null
         : startWalCheckpointer(path, CHECKPOINT_EVERY_MS, (err) => {
             options.logger?.warn(
@@ -142,7 +152,27 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
             );
             if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
           });
-    return new SqliteRequestLog(db, segments, checkpointer);
+    const log = new SqliteRequestLog(db, segments, checkpointer);
+    if (writeThread) {
+      log.writeOnThread(
+        new RequestLogWriteThread(
+          {
+            path,
+            busyTimeoutMs: options.busyTimeoutMs,
+            checkpointEveryMs: CHECKPOINT_EVERY_MS,
+            ...(options.rowsPerSegment === undefined ? {} : { rowsPerSegment: options.rowsPerSegment }),
+          },
+          (err) => {
+            options.logger?.warn(
+              { err },
+              "request log: its write thread stopped; batches are written (and the WAL checkpointed) on the event loop's connection",
+            );
+            if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
+          },
+        ),
+      );
+    }
+    return log;
   } catch (err) {
     throw new StoreOpenError(path, err);
   }
@@ -158,6 +188,7 @@ export class SqliteRequestLog implements RequestLogStore {
   readonly #jobInsert: StatementSync;
   readonly #jobSelect: StatementSync;
   readonly #checkpointer: WalCheckpointer | null;
+  #writes: RequestLogWriteThread | null = null;
   #seenVersion: number;
 
   constructor(db: DatabaseSync, segments: RequestLogSegments, checkpointer: WalCheckpointer | null = null) {
@@ -172,7 +203,19 @@ export class SqliteRequestLog implements RequestLogStore {
     this.#seenVersion = this.#version();
   }
 
+  /** Batches from now on go to `thread` (while it lives), each answered once it committed. */
+  writeOnThread(thread: RequestLogWriteThread): void {
+    this.#writes = thread;
+  }
+
+  /** The write thread, if batches go to one (tests). */
+  get writeThread(): RequestLogWriteThread | null {
+    return this.#writes;
+  }
+
   async insertMany(records: readonly RequestRecord[]): Promise<void> {
+    const writes = this.#writes;
+    if (writes !== null && !writes.lost) return writes.write(records);
     this.insertNow(records);
   }
 
@@ -494,6 +537,7 @@ export class SqliteRequestLog implements RequestLogStore {
   }
 
   async close(): Promise<void> {
+    await this.#writes?.close();
     await this.#checkpointer?.stop();
     if (this.#db.isOpen) this.#db.close();
   }

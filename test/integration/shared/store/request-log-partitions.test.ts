@@ -1,8 +1,9 @@
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RequestRecord } from '../../../../shared/src/request-log/request-record.ts';
 import { runRetentionPass } from '../../../../shared/src/request-log/retention.ts';
 import {
@@ -128,6 +129,71 @@ describe('the request log partitions (SQLite)', () => {
     expect(
       (log.database.prepare(`SELECT count(*) AS n FROM ${log.segments[0]?.name}`).get() as { n: number }).n,
     ).toBe(70);
+  });
+
+  it('batches written on the write thread are read at once on the opening connection', async () => {
+    const log = openSqliteRequestLog({ path, busyTimeoutMs: 5_000, rowsPerSegment: 50, writeThread: true });
+    opened.push(log);
+    expect(log.writeThread).not.toBeNull();
+    const records = Array.from({ length: 120 }, (_, i) => sampleRecord(at(0, 100 + i)));
+    await Promise.all([log.insertMany(records.slice(0, 60)), log.insertMany(records.slice(60))]);
+    for (const record of records) expect((await log.findById(record.id))?.id).toBe(record.id);
+    expect((await readAll(log, 50)).map((r) => r.id)).toEqual(records.map((r) => r.id).reverse());
+    expect(log.segments.length).toBe(3);
+    await log.close();
+    const reopened = open();
+    expect((await readAll(reopened, 200)).length).toBe(120);
+  });
+
+  it('the write thread checkpoints the WAL too: the file grows while the api starts no other thread', async () => {
+    const log = openSqliteRequestLog({ path, busyTimeoutMs: 5_000, writeThread: true });
+    opened.push(log);
+    expect(log.checkpointer).toBeNull();
+    await log.insertMany([sampleRecord(at(0, 1))]);
+    const before = statSync(path).size;
+    await log.insertMany(Array.from({ length: 3_000 }, (_, i) => sampleRecord(at(0, 10 + i))));
+    await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(before), {
+      timeout: 5_000,
+      interval: 100,
+    });
+  });
+
+  it('a batch the write thread cannot write is refused whole, with its error', async () => {
+    const log = openSqliteRequestLog({ path, busyTimeoutMs: 5_000, writeThread: true });
+    opened.push(log);
+    const bad = { ...sampleRecord(at(0, 2)), costMicros: {} as unknown as bigint };
+    await expect(log.insertMany([sampleRecord(at(0, 1)), bad])).rejects.toThrow(/bind|type|value/i);
+    expect(await readAll(log)).toEqual([]);
+    const good = sampleRecord(at(0, 3));
+    await log.insertMany([good]);
+    expect((await readAll(log)).map((r) => r.id)).toEqual([good.id]);
+    expect(log.writeThread?.lost).toBe(false);
+  });
+
+  it('a lost write thread: its batch in flight fails, and later batches are written on the event loop', async () => {
+    const warned: unknown[] = [];
+    const log = openSqliteRequestLog({
+      path,
+      busyTimeoutMs: 5_000,
+      writeThread: true,
+      logger: { warn: (obj: unknown) => warned.push(obj) },
+    });
+    opened.push(log);
+    const thread = log.writeThread;
+    if (thread === null) throw new Error('no write thread');
+    await log.insertMany([sampleRecord(at(0, 1))]);
+    const ended = new Promise((resolve) => thread.thread.once('exit', resolve));
+    const inFlight = log.insertMany([sampleRecord(at(0, 2))]);
+    await thread.thread.terminate();
+    await ended;
+    // Written before the thread ended, or refused (the writer counts those records as lost).
+    await inFlight.catch(() => undefined);
+    expect(thread.lost).toBe(true);
+    expect(warned).toHaveLength(1);
+    const later = sampleRecord(at(0, 3));
+    await log.insertMany([later]);
+    expect((await log.findById(later.id))?.id).toBe(later.id);
+    await log.close();
   });
 
   it('two connections on one file (two processes) share the partitions', async () => {

@@ -1,0 +1,69 @@
+/**
+ * The request log's write thread (./request-log-write-thread.ts): its own connection to the file,
+ * writing the batches it is sent, each answered by its number once committed (or with the error
+ * that rolled it back), and copying the WAL back into the file every `checkpointEveryMs` (the
+ * process's one thread for the log: the opening connection starts no checkpointing thread then).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { RequestRecord } from '../../request-log/request-record.ts';
+import { openSqliteRequestLog } from './request-log.sqlite.ts';
+
+export interface WriteThreadData {
+  readonly path: string;
+  readonly busyTimeoutMs: number;
+  /** How often the thread copies the WAL back into the file (PASSIVE: it never waits). */
+  readonly checkpointEveryMs: number;
+  readonly rowsPerSegment?: number;
+}
+
+/** A batch to write, or the request to close the connection and end. */
+export type WriteThreadMessage =
+  | { readonly kind: 'write'; readonly id: number; readonly records: readonly RequestRecord[] }
+  | { readonly kind: 'close' };
+
+export type WriteThreadReply =
+  | { readonly kind: 'written'; readonly id: number }
+  | { readonly kind: 'failed'; readonly id: number; readonly message: string }
+  | { readonly kind: 'closed' };
+
+const port = parentPort;
+if (port !== null) {
+  const data = workerData as WriteThreadData;
+  const log = openSqliteRequestLog({
+    path: data.path,
+    busyTimeoutMs: data.busyTimeoutMs,
+    checkpointThread: false,
+    ...(data.rowsPerSegment === undefined ? {} : { rowsPerSegment: data.rowsPerSegment }),
+  });
+  const checkpoint = log.database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  const checkpoints = setInterval(() => {
+    try {
+      checkpoint.get();
+    } catch {
+      // A busy file is tried at the next tick.
+    }
+  }, data.checkpointEveryMs);
+  port.on('message', (message: WriteThreadMessage) => {
+    if (message.kind === 'close') {
+      clearInterval(checkpoints);
+      try {
+        checkpoint.get();
+      } catch {
+        // Closing anyway: the next connection to open the file checkpoints it.
+      }
+      void log.close().then(() => port.postMessage({ kind: 'closed' } satisfies WriteThreadReply));
+      return;
+    }
+    try {
+      log.insertNow(message.records);
+      port.postMessage({ kind: 'written', id: message.id } satisfies WriteThreadReply);
+    } catch (err) {
+      const reply: WriteThreadReply = {
+        kind: 'failed',
+        id: message.id,
+        message: err instanceof Error ? err.message : String(err),
+      };
+      port.postMessage(reply);
+    }
+  });
+}
