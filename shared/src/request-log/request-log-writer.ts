@@ -11,15 +11,17 @@ import type { RequestCompletion, RequestRecord } from './request-record.ts';
 export interface RequestLogWriterOptions {
   /** The longest a record waits in memory before its batch is written; default 1,000 ms. */
   readonly flushMs?: number;
-  /**
-   * Records per batch (one store transaction); default 2,000: a second of a busy api in one commit
-   * (its index pages written once), a batch holding the event loop about 20 ms at a busy mix of
-   * keys; 4,000 cost a little less a record and held it up to twice as long (bench/REQUEST-LOG.md).
-   */
+  /** Records per batch (one store transaction); default `REQUEST_LOG_BATCH`. */
   readonly maxBatch?: number;
   /** Records that may wait; more are dropped and counted. Default 20 000. */
   readonly maxQueued?: number;
 }
+
+/**
+ * Records a batch holds at most: a second of a busy api in one commit (its index pages written
+ * once); 4,000 cost a little less a record and took up to twice as long (bench/REQUEST-LOG.md).
+ */
+export const REQUEST_LOG_BATCH = 2_000;
 
 /** How often a failing store is logged, at most. */
 const FAILURE_LOG_EVERY_MS = 10_000;
@@ -46,7 +48,7 @@ export class RequestLogWriter {
     this.#commit = new GroupCommit<RequestRecord>(
       (batch) => store.insertMany(batch),
       (err, batch) => this.#lost(err, batch.length),
-      { flushMs: options.flushMs ?? 1_000, maxBatch: options.maxBatch ?? 2_000 },
+      { flushMs: options.flushMs ?? 1_000, maxBatch: options.maxBatch ?? REQUEST_LOG_BATCH },
     );
     this.#untrack = trackRequestLogBacklog(() => this.#commit.waiting);
   }

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RequestRecord } from '../../request-log/request-record.ts';
 import { openSqliteRequestLog } from './request-log.sqlite.ts';
+import { checkpointEvery } from './wal-checkpoints.ts';
 
 export interface WriteThreadData {
   readonly path: string;
@@ -14,6 +15,7 @@ export interface WriteThreadData {
   /** How often the thread copies the WAL back into the file (PASSIVE: it never waits). */
   readonly checkpointEveryMs: number;
   readonly rowsPerSegment?: number;
+  readonly statementsKept?: number;
 }
 
 /** A batch to write, or the request to close the connection and end. */
@@ -34,23 +36,12 @@ if (port !== null) {
     busyTimeoutMs: data.busyTimeoutMs,
     checkpointThread: false,
     ...(data.rowsPerSegment === undefined ? {} : { rowsPerSegment: data.rowsPerSegment }),
+    ...(data.statementsKept === undefined ? {} : { statementsKept: data.statementsKept }),
   });
-  const checkpoint = log.database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-  const checkpoints = setInterval(() => {
-    try {
-      checkpoint.get();
-    } catch {
-      // A busy file is tried at the next tick.
-    }
-  }, data.checkpointEveryMs);
+  const checkpoints = checkpointEvery(log.database, data.checkpointEveryMs);
   port.on('message', (message: WriteThreadMessage) => {
     if (message.kind === 'close') {
-      clearInterval(checkpoints);
-      try {
-        checkpoint.get();
-      } catch {
-        // Closing anyway: the next connection to open the file checkpoints it.
-      }
+      checkpoints.stop();
       void log.close().then(() => port.postMessage({ kind: 'closed' } satisfies WriteThreadReply));
       return;
     }

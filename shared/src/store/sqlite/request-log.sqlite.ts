@@ -152,15 +152,14 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
             );
             if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
           });
-    const log = new SqliteRequestLog(db, segments, checkpointer);
-    if (writeThread) {
-      log.writeOnThread(
-        new RequestLogWriteThread(
+    const writes = writeThread
+      ? new RequestLogWriteThread(
           {
             path,
             busyTimeoutMs: options.busyTimeoutMs,
             checkpointEveryMs: CHECKPOINT_EVERY_MS,
             ...(options.rowsPerSegment === undefined ? {} : { rowsPerSegment: options.rowsPerSegment }),
+            ...(options.statementsKept === undefined ? {} : { statementsKept: options.statementsKept }),
           },
           (err) => {
             options.logger?.warn(
@@ -169,10 +168,9 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
             );
             if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
           },
-        ),
-      );
-    }
-    return log;
+        )
+      : null;
+    return new SqliteRequestLog(db, segments, checkpointer, writes);
   } catch (err) {
     throw new StoreOpenError(path, err);
   }
@@ -188,12 +186,18 @@ export class SqliteRequestLog implements RequestLogStore {
   readonly #jobInsert: StatementSync;
   readonly #jobSelect: StatementSync;
   readonly #checkpointer: WalCheckpointer | null;
-  #writes: RequestLogWriteThread | null = null;
+  readonly #writes: RequestLogWriteThread | null;
   #seenVersion: number;
 
-  constructor(db: DatabaseSync, segments: RequestLogSegments, checkpointer: WalCheckpointer | null = null) {
+  constructor(
+    db: DatabaseSync,
+    segments: RequestLogSegments,
+    checkpointer: WalCheckpointer | null = null,
+    writes: RequestLogWriteThread | null = null,
+  ) {
     this.#db = db;
     this.#checkpointer = checkpointer;
+    this.#writes = writes;
     this.#names = new RequestLogNames(db);
     this.#segments = segments;
     this.#presence = new RequestLogPresence(db, segments.all);
@@ -203,12 +207,7 @@ export class SqliteRequestLog implements RequestLogStore {
     this.#seenVersion = this.#version();
   }
 
-  /** Batches from now on go to `thread` (while it lives), each answered once it committed. */
-  writeOnThread(thread: RequestLogWriteThread): void {
-    this.#writes = thread;
-  }
-
-  /** The write thread, if batches go to one (tests). */
+  /** The thread batches go to while it lives, each answered once it committed (tests). */
   get writeThread(): RequestLogWriteThread | null {
     return this.#writes;
   }

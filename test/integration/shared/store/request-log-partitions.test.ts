@@ -168,6 +168,9 @@ describe('the request log partitions (SQLite)', () => {
     await log.insertMany([good]);
     expect((await readAll(log)).map((r) => r.id)).toEqual([good.id]);
     expect(log.writeThread?.lost).toBe(false);
+    await log.close();
+    // A closed thread takes no more batches.
+    await expect(log.writeThread?.write([good])).rejects.toThrow(/closed/);
   });
 
   it('a lost write thread: its batch in flight fails, and later batches are written on the event loop', async () => {
@@ -183,17 +186,26 @@ describe('the request log partitions (SQLite)', () => {
     if (thread === null) throw new Error('no write thread');
     await log.insertMany([sampleRecord(at(0, 1))]);
     const ended = new Promise((resolve) => thread.thread.once('exit', resolve));
-    const inFlight = log.insertMany([sampleRecord(at(0, 2))]);
+    const pending = sampleRecord(at(0, 2));
+    const inFlight = log.insertMany([pending]).then(
+      () => 'written',
+      () => 'refused',
+    );
     await thread.thread.terminate();
     await ended;
-    // Written before the thread ended, or refused (the writer counts those records as lost).
-    await inFlight.catch(() => undefined);
+    // Resolved only once committed; refused otherwise (the writer counts those records as lost).
+    if ((await inFlight) === 'written') expect((await log.findById(pending.id))?.id).toBe(pending.id);
+    else expect(await log.findById(pending.id)).toBeNull();
     expect(thread.lost).toBe(true);
     expect(warned).toHaveLength(1);
+    await expect(thread.write([sampleRecord(at(0, 4))])).rejects.toThrow(/write thread ended/);
+    // Checkpoints are the connection's own again, as SQLite does them.
+    expect(log.database.prepare('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 1000 });
     const later = sampleRecord(at(0, 3));
     await log.insertMany([later]);
     expect((await log.findById(later.id))?.id).toBe(later.id);
     await log.close();
+    await expect(thread.write([later])).rejects.toThrow();
   });
 
   it('two connections on one file (two processes) share the partitions', async () => {
