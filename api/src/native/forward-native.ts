@@ -5,7 +5,7 @@ import {
   startUpstreamAttempt,
   upstreamOutcome,
 } from '../../../shared/src/observability/upstream-observation.ts';
-import { currentDraft, noteUpstreamAttempt } from '../../../shared/src/request-log/request-draft.ts';
+import { noteUpstreamAttempt, type RequestDraft } from '../../../shared/src/request-log/request-draft.ts';
 import { scrubSecrets } from '../../../shared/src/upstream/secret-scrubber.ts';
 import {
   type ForwardRequest,
@@ -41,6 +41,8 @@ export interface NativeCall {
   readonly signal: AbortSignal;
   /** What the call does, for its traces (`gen_ai.operation.name`); `chat` unless stated. */
   readonly operation?: GenAiOperation;
+  /** The request's log record in the making: told of each attempt made (its provider and channel). */
+  readonly draft?: RequestDraft | undefined;
 }
 
 /** A route answered 2xx: its body is still streaming. */
@@ -72,7 +74,7 @@ export async function forwardNative(
   call: NativeCall,
 ): Promise<NativeAnswer | NativeRejection> {
   const statuses: Array<number | null> = [];
-  const draft = currentDraft();
+  const draft = call.draft;
   for (let index = 0; index < call.targets.length; index += 1) {
     const target = call.targets[index] as NativeTarget;
     const { provider, native_id: model } = target.route;

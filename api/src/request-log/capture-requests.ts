@@ -1,11 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ResolvedKey } from '../../../shared/src/accounts/key-cache.ts';
-import {
-  newRequestDraft,
-  type RequestDraft,
-  runWithDraft,
-} from '../../../shared/src/request-log/request-draft.ts';
+import { newRequestDraft, type RequestDraft } from '../../../shared/src/request-log/request-draft.ts';
 import type { RequestLogWriter } from '../../../shared/src/request-log/request-log-writer.ts';
 import type { RequestOutcome } from '../../../shared/src/request-log/request-record.ts';
 import { requestIdMs } from '../../../shared/src/request-log/request-record.ts';
@@ -62,17 +58,12 @@ export function startRequestRecord(
 /**
  * The hooks that end records, for the plugin whose routes authenticate: the answer finished
  * (`onResponse`), or its stream closed before its end (the client left: the relay has charged
- * what it was told of by then). Before the handler, the draft is made current, so the route
- * attempts (`firstSuccessfulRoute`, `forwardNative`) note the provider on it.
+ * what it was told of by then). The route attempts (`firstSuccessfulRoute`, `forwardNative`)
+ * are handed the draft with the request's admission and note the provider on it.
  */
 export function registerRequestCapture(app: FastifyInstance): void {
   // In every request's shape from its start (no property added to a live request on the hot path).
   app.decorateRequest('requestCapture', undefined);
-  app.addHook('preHandler', (request, _reply, done) => {
-    const capture = request.requestCapture;
-    if (capture === undefined) done();
-    else runWithDraft(capture.draft, done);
-  });
   app.addHook('onSend', (request, reply, payload, done) => {
     const capture = request.requestCapture;
     if (capture !== undefined && payload instanceof Readable) {

@@ -16,8 +16,11 @@ export interface CompleteChatInput extends ModelCallInput {
 /** A non-streamed chat completion: the first route that answers, charged once, as a ChatCompletion. */
 export async function completeChat(deps: ChatDeps, input: CompleteChatInput) {
   const routes = usableRoutes(input.model, deps);
-  const { route: served, value: result } = await firstSuccessfulRoute(routes, 'chat', (route) =>
-    route.complete(input.request, input.signal),
+  const { route: served, value: result } = await firstSuccessfulRoute(
+    routes,
+    'chat',
+    (route) => route.complete(input.request, input.signal),
+    input.admission.draft,
   );
   const costMicros = await settleUsage(deps, input.admission, input.model, result.usage, served.provider);
   return completionObject(chatIdentity(input.requestId, input.model.id, deps.now()), result, costMicros);

@@ -15,8 +15,11 @@ export interface CreateEmbeddingsInput extends ModelCallInput {
  */
 export async function createEmbeddings(deps: ChatDeps, input: CreateEmbeddingsInput) {
   const routes = usableRoutes(input.model, deps);
-  const { route: served, value: result } = await firstSuccessfulRoute(routes, 'embeddings', (route) =>
-    route.embed({ ...input.request, encoding_format: 'float' }, input.signal),
+  const { route: served, value: result } = await firstSuccessfulRoute(
+    routes,
+    'embeddings',
+    (route) => route.embed({ ...input.request, encoding_format: 'float' }, input.signal),
+    input.admission.draft,
   );
   const usage = {
     inputTokens: result.usage.inputTokens,

@@ -41,8 +41,11 @@ export async function openChatStream(
   });
   try {
     const routes = usableRoutes(input.model, deps);
-    const { route: served, value: stream } = await firstSuccessfulRoute(routes, 'chat', (route) =>
-      route.stream(input.request, call.signal),
+    const { route: served, value: stream } = await firstSuccessfulRoute(
+      routes,
+      'chat',
+      (route) => route.stream(input.request, call.signal),
+      input.admission.draft,
     );
     const identity = chatIdentity(input.requestId, input.model.id, deps.now());
     return relay(deps, input, { provider: served.provider, stream, call }, identity);

@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
  * What is learnt about a request while it runs, for its request log record (written when it
  * ends). Created once its key passed check 2; filled by admission, the upstream attempts, the
@@ -87,16 +85,4 @@ export function noteFailedAfterStatus(draft: RequestDraft | undefined, code: str
   if (draft === undefined) return;
   draft.failedAfterStatus = true;
   draft.errorCode = String(code);
-}
-
-const scope = new AsyncLocalStorage<RequestDraft>();
-
-/** Runs `fn` with `draft` as the current request's (the route attempts find it there). */
-export function runWithDraft<T>(draft: RequestDraft, fn: () => T): T {
-  return scope.run(draft, fn);
-}
-
-/** The draft of the request whose work is running, if any (none in the workers). */
-export function currentDraft(): RequestDraft | undefined {
-  return scope.getStore();
 }

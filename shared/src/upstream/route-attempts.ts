@@ -13,7 +13,7 @@ import {
 } from '../providers/chat-types.ts';
 import type { MediaHttpRequest } from '../providers/media-types.ts';
 import type { RouteIdentity } from '../providers/route-identity.ts';
-import { currentDraft, noteUpstreamAttempt } from '../request-log/request-draft.ts';
+import { noteUpstreamAttempt, type RequestDraft } from '../request-log/request-draft.ts';
 import { scrubSecrets } from './secret-scrubber.ts';
 import {
   classifyTransportError,
@@ -53,19 +53,19 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * 413, 422) stops at once. When no route succeeds the client gets the spec's error for what
  * happened. Each attempt is counted by provider and outcome, traced as a GenAI `operation` span,
  * and reported to its channel (figures, breaker); a half-open channel whose one probe another
- * request holds is skipped.
+ * request holds is skipped. `draft`, the log record of the api request this work serves (none in
+ * the workers), is told of each attempt made: its provider and channel are the last one's.
  */
 export async function firstSuccessfulRoute<T, R extends RouteIdentity>(
   routes: readonly R[],
   operation: GenAiOperation,
   attempt: (route: R) => Promise<T>,
+  draft?: RequestDraft,
 ): Promise<{ route: R; value: T }> {
   if (routes.length === 0) {
     throw new AppError(502, 'upstream_error', 'upstream_error', 'No provider is configured for this model.');
   }
   const failures: UpstreamFailure[] = [];
-  // The api request this work serves, if any: its log record names the provider tried last.
-  const draft = currentDraft();
   for (let index = 0; index < routes.length; index += 1) {
     const route = routes[index] as R;
     const channel = route.channel;

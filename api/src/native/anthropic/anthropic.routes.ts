@@ -74,6 +74,7 @@ export async function anthropicNativeRoutes(app: FastifyInstance, deps: NativeDe
         }
         const result = await forwardNative(deps.client, {
           operation: endpoint === 'count_tokens' ? 'count_tokens' : 'chat',
+          draft: admission.draft,
           targets: nativeTargets(deps.channels, mapped.model, mapped.routes),
           request: (target) => ({
             url: `${target.baseUrl}${path.slice('/anthropic'.length)}`,

@@ -70,6 +70,7 @@ export async function forwardElevenLabs(
   const query = upstreamQuery(request.url);
   const result = await forwardNative(deps.client, {
     operation: 'generate_content',
+    draft: request.requestCapture?.draft,
     targets: nativeTargets(deps.channels, call.mapped.model, call.mapped.routes),
     request: (target) => ({
       url: `${target.baseUrl}${call.path}${query}`,

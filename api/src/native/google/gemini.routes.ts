@@ -106,6 +106,7 @@ function geminiRoute(
       const query = geminiUpstreamQuery(search);
       const result = await forwardNative(deps.client, {
         operation: geminiOperation(method),
+        draft: admission.draft,
         targets: nativeTargets(deps.channels, mapped.model, mapped.routes),
         request: (target) => ({
           url: `${target.baseUrl}${mapped.path(target.route)}${query}`,

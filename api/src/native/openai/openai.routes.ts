@@ -57,6 +57,7 @@ function registerEndpoint(app: FastifyInstance, deps: NativeDeps, endpoint: Open
       const call = nativeCall(reply, deps);
       const result = await forwardNative(deps.client, {
         operation: endpoint.path === '/embeddings' ? 'embeddings' : 'chat',
+        draft: admission.draft,
         targets: nativeTargets(deps.channels, mapped.model, mapped.routes),
         request: (target) => ({
           url: `${target.baseUrl}${endpoint.path}`,
