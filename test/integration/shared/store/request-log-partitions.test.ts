@@ -11,6 +11,7 @@ import {
   type SqliteRequestLog,
 } from '../../../../shared/src/store/sqlite/request-log.sqlite.ts';
 import { DAY_MS, PER_MS } from '../../../../shared/src/store/sqlite/request-log-segments.ts';
+import { RequestLogWriteThread } from '../../../../shared/src/store/sqlite/request-log-write-thread.ts';
 import { sampleRecord } from '../../../helpers/request-records.ts';
 
 const DAY0 = Date.UTC(2030, 0, 1);
@@ -206,6 +207,22 @@ describe('the request log partitions (SQLite)', () => {
     expect((await log.findById(later.id))?.id).toBe(later.id);
     await log.close();
     await expect(thread.write([later])).rejects.toThrow();
+  });
+
+  it('a write thread that cannot open its file at start is lost once, and its writes are refused', async () => {
+    const losses: Error[] = [];
+    // A folder where the file should be: SQLite cannot open it as a database.
+    const thread = new RequestLogWriteThread(
+      { path: folder, busyTimeoutMs: 1_000, checkpointEveryMs: 1_000 },
+      (err) => losses.push(err),
+    );
+    const refused = thread.write([sampleRecord(at(0, 1))]);
+    await expect(refused).rejects.toThrow();
+    await vi.waitFor(() => expect(losses).toHaveLength(1));
+    expect(thread.lost).toBe(true);
+    await expect(thread.write([sampleRecord(at(0, 2))])).rejects.toThrow();
+    await thread.close();
+    expect(losses).toHaveLength(1);
   });
 
   it('two connections on one file (two processes) share the partitions', async () => {
