@@ -140,18 +140,23 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
     db.exec('PRAGMA mmap_size = 1073741824');
     db.exec(NAMES_SCHEMA);
     const segments = new RequestLogSegments(db, options.rowsPerSegment, options.statementsKept);
+    // A lost thread that checkpointed: logged once, and this connection checkpoints as SQLite does.
+    const checkpointHereOnLoss = (message: string) => (err: unknown) => {
+      options.logger?.warn({ err }, message);
+      if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
+    };
     // With a write thread, that thread checkpoints too (one thread, not two, per process).
     const writeThread = options.writeThread === true && path !== ':memory:';
     const checkpointer =
       path === ':memory:' || options.checkpointThread === false || writeThread
         ? null
-        : startWalCheckpointer(path, CHECKPOINT_EVERY_MS, (err) => {
-            options.logger?.warn(
-              { err },
+        : startWalCheckpointer(
+            path,
+            CHECKPOINT_EVERY_MS,
+            checkpointHereOnLoss(
               'request log: the WAL checkpointing thread stopped; its writers checkpoint on their own',
-            );
-            if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
-          });
+            ),
+          );
     const writes = writeThread
       ? new RequestLogWriteThread(
           {
@@ -161,13 +166,9 @@ export function openSqliteRequestLog(options: SqliteRequestLogOptions): SqliteRe
             ...(options.rowsPerSegment === undefined ? {} : { rowsPerSegment: options.rowsPerSegment }),
             ...(options.statementsKept === undefined ? {} : { statementsKept: options.statementsKept }),
           },
-          (err) => {
-            options.logger?.warn(
-              { err },
-              "request log: its write thread stopped; batches are written (and the WAL checkpointed) on the event loop's connection",
-            );
-            if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_PAGES}`);
-          },
+          checkpointHereOnLoss(
+            "request log: its write thread stopped; batches are written (and the WAL checkpointed) on the event loop's connection",
+          ),
         )
       : null;
     return new SqliteRequestLog(db, segments, checkpointer, writes);
