@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createFundedKey, TEST_ADMIN_TOKEN } from '../../../helpers/admin-client.ts';
 import { buildTestApp, type TestApp } from '../../../helpers/test-app.ts';
 import { replicaEnvironment } from '../../../helpers/test-config.ts';
@@ -125,9 +125,13 @@ describe('prices', () => {
     });
     expect(priced.statusCode, priced.body).toBe(200);
     expect((await operator(a.app, 'PUT', '/exchange-rate', { irt_per_usd: 200000 })).statusCode).toBe(200);
-    const listPriced = await operatorModel(b.app, 'demo/embedding');
+    // The other replica learns of the new rate by its catalogue's change notice: waited for.
+    const listPriced = await vi.waitFor(async () => {
+      const model = await operatorModel(b.app, 'demo/embedding');
+      expect(model.pricing.input).toBeCloseTo(model.list_price_usd.input * 200000, 2);
+      return model;
+    });
     const usd = listPriced.list_price_usd.input;
-    expect(listPriced.pricing.input).toBeCloseTo(usd * 200000, 2);
     const overridden = await operatorModel(b.app, 'demo/chat-reasoning');
     expect(overridden.pricing).toMatchObject({ input: 7, output: 9, cached_input: null });
 
