@@ -9,19 +9,28 @@ import type { RequestLogPage, RequestLogQuery, RequestLogStore } from './request
 import type { RequestCompletion, RequestRecord } from './request-record.ts';
 
 export interface RequestLogWriterOptions {
-  /** The longest a record waits in memory before its batch is written; default 1,000 ms. */
+  /** The longest a record waits in memory before its batch is written; default `REQUEST_LOG_FLUSH_MS`. */
   readonly flushMs?: number;
   /** Records per batch (one store transaction); default `REQUEST_LOG_BATCH`. */
   readonly maxBatch?: number;
-  /** Records that may wait; more are dropped and counted. Default 20 000. */
+  /** Records that may wait; more are dropped and counted. Default `REQUEST_LOG_MAX_QUEUED`. */
   readonly maxQueued?: number;
 }
 
 /**
- * Records a batch holds at most: a second of a busy api in one commit (its index pages written
- * once); 4,000 cost a little less a record and took up to twice as long (bench/REQUEST-LOG.md).
+ * Records a batch holds at most: two seconds of a busy api (5,000 requests a second) in one
+ * commit. A commit's cost is mostly the index pages it dirties (one per key of the batch, written
+ * to the WAL and checkpointed), the same for 2,000 records as for 10,000: a record costs about a
+ * quarter less in batches of 10,000 than of 2,000 (bench/REQUEST-LOG.md, "Write cost").
  */
-export const REQUEST_LOG_BATCH = 2_000;
+export const REQUEST_LOG_BATCH = 10_000;
+/**
+ * The longest a record waits in memory: how late another replica may see it (the api that
+ * answered reads its own writes at once). Two seconds let a busy api fill its batches.
+ */
+export const REQUEST_LOG_FLUSH_MS = 2_000;
+/** Records that may wait (five batches); more are dropped and counted. */
+export const REQUEST_LOG_MAX_QUEUED = 50_000;
 
 /** How often a failing store is logged, at most. */
 const FAILURE_LOG_EVERY_MS = 10_000;
@@ -44,11 +53,11 @@ export class RequestLogWriter {
   constructor(store: RequestLogStore, logger: Logger, options: RequestLogWriterOptions = {}) {
     this.#store = store;
     this.#logger = logger;
-    this.#maxQueued = options.maxQueued ?? 20_000;
+    this.#maxQueued = options.maxQueued ?? REQUEST_LOG_MAX_QUEUED;
     this.#commit = new GroupCommit<RequestRecord>(
       (batch) => store.insertMany(batch),
       (err, batch) => this.#lost(err, batch.length),
-      { flushMs: options.flushMs ?? 1_000, maxBatch: options.maxBatch ?? REQUEST_LOG_BATCH },
+      { flushMs: options.flushMs ?? REQUEST_LOG_FLUSH_MS, maxBatch: options.maxBatch ?? REQUEST_LOG_BATCH },
     );
     this.#untrack = trackRequestLogBacklog(() => this.#commit.waiting);
   }

@@ -66,25 +66,59 @@ export function isErrorRecord(record: Pick<RequestRecord, 'status' | 'outcome'>)
   return record.outcome !== 'completed' || record.status >= 400;
 }
 
-const ID_PATTERN = /^req_([0-9a-z]{9})([A-Za-z0-9_-]{16})$/;
+/** A request id's length: `req_`, 9 base-36 digits of its millisecond, 16 base64url characters. */
+const ID_LENGTH = 29;
+const TIME_END = 13;
+
+/** The value of each base64url character (by its code), -1 for any other. */
+const BASE64URL = (() => {
+  const values = new Int8Array(128).fill(-1);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  for (let i = 0; i < alphabet.length; i += 1) values[alphabet.charCodeAt(i)] = i;
+  return values;
+})();
 
 /**
  * The millisecond of a request id's time part, without checking the rest (the capture's one call
  * per request; `parseRequestId` validates the whole id where it is stored or looked up).
  */
 export function requestIdMs(id: string): number | null {
-  if (id.length !== 29 || !id.startsWith('req_')) return null;
-  const ms = Number.parseInt(id.slice(4, 13), 36);
+  if (id.length !== ID_LENGTH || !id.startsWith('req_')) return null;
+  const ms = Number.parseInt(id.slice(4, TIME_END), 36);
   return Number.isSafeInteger(ms) ? ms : null;
 }
 
-/** The parts of a request id: its millisecond and its 12 random bytes; null for any other text. */
+/** A base-36 digit's value (`0-9a-z`), -1 for any other character code. */
+function base36(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  return code >= 97 && code <= 122 ? code - 87 : -1;
+}
+
+/**
+ * The parts of a request id: its millisecond and its 12 random bytes; null for any other text.
+ * Read character by character (the write thread's per-record call: no match array, no slices).
+ */
 export function parseRequestId(id: string): { readonly ms: number; readonly random: Buffer } | null {
-  const match = ID_PATTERN.exec(id);
-  if (match === null) return null;
-  const ms = Number.parseInt(match[1] as string, 36);
-  if (!Number.isSafeInteger(ms)) return null;
-  return { ms, random: Buffer.from(match[2] as string, 'base64url') };
+  if (typeof id !== 'string' || id.length !== ID_LENGTH || !id.startsWith('req_')) return null;
+  let ms = 0;
+  for (let i = 4; i < TIME_END; i += 1) {
+    const digit = base36(id.charCodeAt(i));
+    if (digit < 0) return null;
+    ms = ms * 36 + digit; // 36^9 < 2^53: always exact.
+  }
+  const random = Buffer.allocUnsafe(12);
+  for (let i = TIME_END, at = 0; i < ID_LENGTH; i += 4, at += 3) {
+    const a = BASE64URL[id.charCodeAt(i)] ?? -1;
+    const b = BASE64URL[id.charCodeAt(i + 1)] ?? -1;
+    const c = BASE64URL[id.charCodeAt(i + 2)] ?? -1;
+    const d = BASE64URL[id.charCodeAt(i + 3)] ?? -1;
+    if ((a | b | c | d) < 0) return null;
+    const bits = (a << 18) | (b << 12) | (c << 6) | d;
+    random[at] = bits >> 16;
+    random[at + 1] = (bits >> 8) & 0xff;
+    random[at + 2] = bits & 0xff;
+  }
+  return { ms, random };
 }
 
 /** The request id made of its parts (the inverse of `parseRequestId`). */

@@ -18,8 +18,11 @@ export function failedRender(error: MediaJobError): RequestCompletion {
   return { status: error.status, outcome: 'failed', errorCode: String(error.code), costMicros: 0n };
 }
 
-/** Tries before a record the api has not written yet is given up (it writes within a second). */
-const TRIES = 10;
+/**
+ * Tries before a record the api has not written yet is given up (10 s: the api writes its queue
+ * every `REQUEST_LOG_FLUSH_MS`, 2 s, a batch taking a fraction of a second more).
+ */
+const TRIES = 20;
 const RETRY_MS = 500;
 
 /**
