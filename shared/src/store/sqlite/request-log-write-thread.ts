@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { RequestRecord } from '../../request-log/request-record.ts';
+import { RequestBatchPacker } from './request-log-batch-codec.ts';
 import type { WriteThreadData, WriteThreadMessage, WriteThreadReply } from './request-log-write-worker.ts';
 
 /** A batch the write thread was sent and has not answered yet. */
@@ -10,8 +11,8 @@ interface Sent {
 
 /**
  * The request log's batches written on a thread of their own (./request-log-write-worker.ts), so
- * a batch's SQLite work (tens of milliseconds at a busy mix of keys) never holds the api's event
- * loop; the file's other connection (the caller's) reads what it commits. `write` resolves once
+ * a batch's SQLite work (tens to hundreds of milliseconds at a busy mix of keys) never holds the
+ * api's event loop; batches travel packed (./request-log-batch-codec.ts); the file's other connection (the caller's) reads what it commits. `write` resolves once
  * the batch is committed and rejects when it was not (its records are the caller's to count as
  * lost). A thread that fails or ends before `close` is told to `onLost` once; every write then
  * rejects, and the caller writes on its own connection instead. The thread also checkpoints the
@@ -21,6 +22,7 @@ export class RequestLogWriteThread {
   readonly #worker: Worker;
   readonly #onLost: (err: Error) => void;
   readonly #sent = new Map<number, Sent>();
+  readonly #packer = new RequestBatchPacker();
   #next = 0;
   #lost: Error | null = null;
   #closing: Promise<void> | null = null;
@@ -49,9 +51,10 @@ export class RequestLogWriteThread {
     if (this.#closing !== null) return Promise.reject(new Error("the request log's write thread is closed"));
     this.#next += 1;
     const id = this.#next;
+    const { batch, transfer } = this.#packer.pack(records);
     return new Promise<void>((resolve, reject) => {
       this.#sent.set(id, { resolve, reject });
-      this.#worker.postMessage({ kind: 'write', id, records } satisfies WriteThreadMessage);
+      this.#worker.postMessage({ kind: 'write', id, batch } satisfies WriteThreadMessage, transfer);
     });
   }
 

@@ -5,8 +5,8 @@
  * process's one thread for the log: the opening connection starts no checkpointing thread then).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RequestRecord } from '../../request-log/request-record.ts';
 import { openSqliteRequestLog } from './request-log.sqlite.ts';
+import { type PackedBatch, RequestBatchUnpacker } from './request-log-batch-codec.ts';
 import { checkpointEvery } from './wal-checkpoints.ts';
 
 export interface WriteThreadData {
@@ -20,7 +20,7 @@ export interface WriteThreadData {
 
 /** A batch to write, or the request to close the connection and end. */
 export type WriteThreadMessage =
-  | { readonly kind: 'write'; readonly id: number; readonly records: readonly RequestRecord[] }
+  | { readonly kind: 'write'; readonly id: number; readonly batch: PackedBatch }
   | { readonly kind: 'close' };
 
 export type WriteThreadReply =
@@ -39,6 +39,7 @@ if (port !== null) {
     ...(data.statementsKept === undefined ? {} : { statementsKept: data.statementsKept }),
   });
   const checkpoints = checkpointEvery(log.database, data.checkpointEveryMs);
+  const unpacker = new RequestBatchUnpacker();
   port.on('message', (message: WriteThreadMessage) => {
     if (message.kind === 'close') {
       checkpoints.stop();
@@ -46,7 +47,9 @@ if (port !== null) {
       return;
     }
     try {
-      log.insertNow(message.records);
+      // Unpacked first, whatever the write then does: the dictionary follows every batch sent.
+      const records = unpacker.unpack(message.batch);
+      log.insertNow(records);
       port.postMessage({ kind: 'written', id: message.id } satisfies WriteThreadReply);
     } catch (err) {
       const reply: WriteThreadReply = {

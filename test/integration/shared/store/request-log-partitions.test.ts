@@ -162,8 +162,14 @@ describe('the request log partitions (SQLite)', () => {
   it('a batch the write thread cannot write is refused whole, with its error', async () => {
     const log = openSqliteRequestLog({ path, busyTimeoutMs: 5_000, writeThread: true });
     opened.push(log);
-    const bad = { ...sampleRecord(at(0, 2)), costMicros: {} as unknown as bigint };
-    await expect(log.insertMany([sampleRecord(at(0, 1)), bad])).rejects.toThrow(/bind|type|value/i);
+    // Packed for the thread, failing there after a good record: a new key without its last four
+    // (the NOT NULL column makes SQLite ignore its row, and the key's number is then not found).
+    const bad = { ...sampleRecord(at(0, 2)), keyId: 'key_new', keyLast4: null as unknown as string };
+    await expect(log.insertMany([sampleRecord(at(0, 1)), bad])).rejects.toThrow(/properties of undefined/);
+    expect(await readAll(log)).toEqual([]);
+    // Refused before it is sent: a value the batch cannot be packed with.
+    const unpackable = { ...sampleRecord(at(0, 2)), costMicros: {} as unknown as bigint };
+    await expect(log.insertMany([unpackable])).rejects.toThrow(/BigInt/);
     expect(await readAll(log)).toEqual([]);
     const good = sampleRecord(at(0, 3));
     await log.insertMany([good]);

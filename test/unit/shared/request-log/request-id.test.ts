@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { formatRequestId, parseRequestId, requestIdMs } from '../../../../shared/src/request-log/request-record.ts';
+import {
+  formatRequestId,
+  parseRequestId,
+  requestIdMs,
+} from '../../../../shared/src/request-log/request-record.ts';
 
 describe('request ids', () => {
   it('parse back into the millisecond and the random bytes they were made of', () => {
