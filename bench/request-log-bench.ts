@@ -144,28 +144,84 @@ const fmt = (ms: number) => ms.toFixed(2);
 
 /** Records of the write-cost runs: two a millisecond, as an api answering 2,000 requests a second. */
 const COST_RECORDS = 200_000;
-/** The pause between two batches of a write-cost run (the api's are a second apart). */
+/** The pause between two batches of a write-cost run (the api's are seconds apart). */
 const COST_PAUSE_MS = 50;
+/** The chat bench's mix (bench/RESULTS.md): 8 accounts of 25 keys, one model, every request answered. */
+const CHAT_ACCOUNTS = 8;
+const CHAT_KEYS_PER_ACCOUNT = 25;
+
+function chatRecord(ms: number): RequestRecord {
+  const account = Math.floor(random() * CHAT_ACCOUNTS);
+  const slot = Math.floor(random() * CHAT_KEYS_PER_ACCOUNT);
+  const bytes = Buffer.alloc(12);
+  for (let i = 0; i < 12; i += 1) bytes[i] = Math.floor(random() * 256);
+  return {
+    id: formatRequestId(ms, bytes),
+    createdMs: ms,
+    accountId: `acc_bench${account}`,
+    keyId: `key_bench${account}_${slot}`,
+    keyLast4: `${account}x${slot.toString().padStart(2, '0')}`,
+    method: 'POST',
+    path: '/v1/chat/completions',
+    endpoint: 'chat',
+    model: 'openai/gpt-4o-mini',
+    provider: 'openai',
+    channelId: null,
+    attempts: 1,
+    status: 200,
+    errorCode: null,
+    outcome: 'completed',
+    stream: false,
+    inputTokens: 12,
+    outputTokens: 9,
+    cachedTokens: 0,
+    reasoningTokens: 0,
+    costMicros: 1_234n,
+    latencyMs: 2,
+    ttftMs: null,
+    ip: '127.0.0.1',
+  };
+}
+
+interface CostRun {
+  readonly batch: number;
+  /** `busy`: the scale mix (`makeRecord`); `chat`: the chat bench's (`chatRecord`). */
+  readonly mix: 'busy' | 'chat';
+  /** Through the write thread, as the api writes (`insertMany`), or on this thread (`insertNow`). */
+  readonly thread: boolean;
+}
 
 /**
  * What a batch of the api's writer costs: `COST_RECORDS` records, two a millisecond, written in
- * batches of `batch` into a fresh file, `COST_PAUSE_MS` apart so the checkpointing thread keeps up
- * as it does behind an api: CPU of the process per record (that thread's included), and how long
- * a batch takes (the time the api's write thread spends on it, off its event loop).
+ * batches of `batch` into a fresh file, `COST_PAUSE_MS` apart so the checkpointing keeps up as it
+ * does behind an api: CPU of the process per record (every thread of it), the event loop's time per
+ * record (a batch packed and handed to the write thread, or all of the write without one), and
+ * how long a batch takes (with a thread, the time from handing it over to its commit).
  */
-async function writeCost(folder: string, batch: number) {
-  const store = openSqliteRequestLog({ path: join(folder, `write-cost-${batch}.db`), busyTimeoutMs: 5_000 });
+async function writeCost(folder: string, run: CostRun) {
+  const { batch, mix, thread } = run;
+  const store = openSqliteRequestLog({
+    path: join(folder, `write-cost-${mix}-${batch}-${thread ? 'thread' : 'loop'}.db`),
+    busyTimeoutMs: 5_000,
+    writeThread: thread,
+  });
+  const make = mix === 'busy' ? makeRecord : chatRecord;
   const firstMs = Date.UTC(2026, 11, 1);
   const batches: RequestRecord[][] = [];
   for (let done = 0; done < COST_RECORDS; done += batch)
-    batches.push(Array.from({ length: batch }, (_, i) => makeRecord(firstMs + Math.floor((done + i) / 2))));
-  store.insertNow(batches.shift() ?? []); // The statements prepared, the partition made.
+    batches.push(Array.from({ length: batch }, (_, i) => make(firstMs + Math.floor((done + i) / 2))));
+  await store.insertMany(batches.shift() ?? []); // The statements prepared, the partition made.
   const cpu = process.cpuUsage();
   const times: number[] = [];
+  let loopMs = 0;
   for (const records of batches) {
     await new Promise((resolve) => setTimeout(resolve, COST_PAUSE_MS));
     const t = performance.now();
-    store.insertNow(records);
+    // Without a thread the whole write runs before `insertMany` returns (an async function's body
+    // runs up to its first await), so the loop's time is all of it.
+    const written = store.insertMany(records);
+    loopMs += performance.now() - t;
+    await written;
     times.push(performance.now() - t);
   }
   const used = process.cpuUsage(cpu);
@@ -173,8 +229,24 @@ async function writeCost(folder: string, batch: number) {
   await store.close();
   times.sort((a, b) => a - b);
   const [medianMs, longestMs] = [percentile(times, 50), times.at(-1) ?? 0];
-  return { batch, cpuUs: (used.user + used.system) / records, medianMs, longestMs };
+  return {
+    ...run,
+    cpuUs: (used.user + used.system) / records,
+    loopUs: (loopMs * 1000) / records,
+    medianMs,
+    longestMs,
+  };
 }
+
+/** The write-cost runs: the scale mix around the writer's batch, the chat bench's as the api writes. */
+const COST_RUNS: readonly CostRun[] = [
+  { batch: REQUEST_LOG_BATCH / 5, mix: 'busy', thread: false },
+  { batch: REQUEST_LOG_BATCH / 2, mix: 'busy', thread: false },
+  { batch: REQUEST_LOG_BATCH, mix: 'busy', thread: false },
+  { batch: REQUEST_LOG_BATCH * 2, mix: 'busy', thread: false },
+  { batch: REQUEST_LOG_BATCH / 5, mix: 'chat', thread: true },
+  { batch: REQUEST_LOG_BATCH, mix: 'chat', thread: true },
+];
 
 async function main(): Promise<void> {
   const folder = mkdtempSync(join(os.tmpdir(), 'request-log-bench-'));
@@ -275,8 +347,7 @@ async function main(): Promise<void> {
   const maxBlockMs = delay.max / 1e6;
   await store.close();
   const costs = [];
-  for (const batch of [REQUEST_LOG_BATCH / 2, REQUEST_LOG_BATCH, REQUEST_LOG_BATCH * 2])
-    costs.push(await writeCost(folder, batch));
+  for (const run of COST_RUNS) costs.push(await writeCost(folder, run));
   rmSync(folder, { recursive: true, force: true });
 
   const row = (name: string, t: { p50: number; p99: number; max: number }, bound: number) =>
@@ -327,11 +398,11 @@ ${row('Two pages by model (cursor)', nextPage, 100)}
 
 ## Write cost
 
-${COST_RECORDS.toLocaleString('en')} records, two a millisecond (an api answering 2,000 requests a second), into a fresh file in batches of the writer's sizes, ${COST_PAUSE_MS} ms apart: CPU of the process per record (SQLite, the WAL's writes and its checkpointing thread included), and how long a batch takes, the median and the longest (the api spends that time on its write thread, not its event loop).
+${COST_RECORDS.toLocaleString('en')} records, two a millisecond (an api answering 2,000 requests a second), into a fresh file in batches, ${COST_PAUSE_MS} ms apart: CPU of the process per record (every thread: SQLite, the WAL's writes, the checkpointing), the event loop's share of it, and how long a batch takes, the median and the longest. The scale mix is written on the event loop's connection (\`insertNow\`: all of the time is the loop's); the chat bench's mix (${CHAT_ACCOUNTS} accounts of ${CHAT_KEYS_PER_ACCOUNT} keys, one model) as the api writes it, packed and handed to the write thread (\`insertMany\`: the loop's share is the packing, a batch's time runs from its handing over to its commit).
 
-| Batch | CPU per record | Median batch | Longest batch |
-|---|---|---|---|
-${costs.map((c) => `| ${c.batch.toLocaleString('en')}${c.batch === REQUEST_LOG_BATCH ? ' (the writer’s default)' : ''} | ${c.cpuUs.toFixed(1)} µs | ${fmt(c.medianMs)} ms | ${fmt(c.longestMs)} ms |`).join('\n')}
+| Mix | Batch | CPU per record | Event loop per record | Median batch | Longest batch |
+|---|---|---|---|---|---|
+${costs.map((c) => `| ${c.mix === 'busy' ? `scale (${(ACCOUNTS * KEYS_PER_ACCOUNT).toLocaleString('en')} keys)` : `chat bench (${CHAT_ACCOUNTS * CHAT_KEYS_PER_ACCOUNT} keys), write thread`} | ${c.batch.toLocaleString('en')}${c.batch === REQUEST_LOG_BATCH ? ' (the writer’s)' : ''} | ${c.cpuUs.toFixed(1)} µs | ${c.loopUs.toFixed(1)} µs | ${fmt(c.medianMs)} ms | ${fmt(c.longestMs)} ms |`).join('\n')}
 
 Load average at the end of the run: ${os
     .loadavg()
