@@ -16,6 +16,7 @@ import { REQUEST_LOG_BATCH } from '../shared/src/request-log/request-log-writer.
 import { formatRequestId, type RequestRecord } from '../shared/src/request-log/request-record.ts';
 import { runRetentionPass } from '../shared/src/request-log/retention.ts';
 import { openSqliteRequestLog } from '../shared/src/store/sqlite/request-log.sqlite.ts';
+import { sampleRecord } from '../test/helpers/request-records.ts';
 
 const arg = (name: string, fallback: number) => {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -150,37 +151,16 @@ const COST_PAUSE_MS = 50;
 const CHAT_ACCOUNTS = 8;
 const CHAT_KEYS_PER_ACCOUNT = 25;
 
+/** A request of the chat bench's mix: one model, answered, unstreamed (the tests' sample record). */
 function chatRecord(ms: number): RequestRecord {
   const account = Math.floor(random() * CHAT_ACCOUNTS);
   const slot = Math.floor(random() * CHAT_KEYS_PER_ACCOUNT);
-  const bytes = Buffer.alloc(12);
-  for (let i = 0; i < 12; i += 1) bytes[i] = Math.floor(random() * 256);
-  return {
-    id: formatRequestId(ms, bytes),
-    createdMs: ms,
+  return sampleRecord(ms, {
     accountId: `acc_bench${account}`,
     keyId: `key_bench${account}_${slot}`,
     keyLast4: `${account}x${slot.toString().padStart(2, '0')}`,
-    method: 'POST',
-    path: '/v1/chat/completions',
-    endpoint: 'chat',
-    model: 'openai/gpt-4o-mini',
-    provider: 'openai',
-    channelId: null,
-    attempts: 1,
-    status: 200,
-    errorCode: null,
-    outcome: 'completed',
-    stream: false,
-    inputTokens: 12,
-    outputTokens: 9,
-    cachedTokens: 0,
-    reasoningTokens: 0,
-    costMicros: 1_234n,
-    latencyMs: 2,
-    ttftMs: null,
     ip: '127.0.0.1',
-  };
+  });
 }
 
 interface CostRun {
