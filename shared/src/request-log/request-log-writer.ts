@@ -66,13 +66,18 @@ export class RequestLogWriter {
     return this.#store;
   }
 
-  /** Queues a record; never throws, never waits. */
+  /**
+   * Queues a record; never throws, never waits. A video's (it started a job) is written at the
+   * next turn of the loop with what waits, not after `flushMs`: the worker that completes it when
+   * the render ends finds it, and its job's status and its record agree within a moment.
+   */
   record(record: RequestRecord): void {
     if (this.#closed || this.#commit.waiting >= this.#maxQueued) {
       countDroppedQueueFull();
       return;
     }
-    this.#commit.add(record);
+    if (record.jobId != null) this.#commit.addSoon(record);
+    else this.#commit.add(record);
   }
 
   /**

@@ -19,8 +19,8 @@ export function failedRender(error: MediaJobError): RequestCompletion {
 }
 
 /**
- * Tries before a record the api has not written yet is given up (10 s: the api writes its queue
- * every `REQUEST_LOG_FLUSH_MS`, 2 s, a batch taking a fraction of a second more).
+ * Tries before a record the api has not written yet is given up (10 s: the api writes a video's
+ * record at once, but behind the batch its write thread may be writing, a few hundred ms at most).
  */
 const TRIES = 20;
 const RETRY_MS = 500;

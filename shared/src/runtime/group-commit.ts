@@ -9,8 +9,8 @@ export interface GroupCommitOptions {
 /**
  * Group commit: items are collected in memory and written by `write` in batches, one batch at a
  * time, off the path of whoever added them: a batch starts when the timer fires (`flushMs` after
- * the first waiting item), or at the next check phase once `maxBatch` wait (never in the stack of
- * the caller that filled it). A longer queue is written in batches of `maxBatch` back to back.
+ * the first waiting item), or at the next check phase once `maxBatch` wait or an item added with
+ * `addSoon` does (never in the stack of the caller that filled it). A longer queue is written in batches of `maxBatch` back to back.
  * `flush` waits for what was queued before it; `close` flushes and stops. `write` failing is the
  * caller's to handle (it is told through `onError`); the batch is not retried here.
  */
@@ -23,6 +23,8 @@ export class GroupCommit<T> {
   #running: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #immediate: NodeJS.Immediate | null = null;
+  /** The queue's first items up to here include one that should not wait for the timer (`addSoon`). */
+  #hurriedUpTo = 0;
 
   constructor(
     write: (batch: T[]) => Promise<void>,
@@ -49,6 +51,17 @@ export class GroupCommit<T> {
 
   add(item: T): void {
     this.#queue.push(item);
+    this.#schedule();
+  }
+
+  /**
+   * Adds an item whose batch starts at the next check phase (or, while one is being written, as
+   * soon as it ends) instead of after `flushMs`: the items waiting with it go too. Never in the
+   * stack of the caller.
+   */
+  addSoon(item: T): void {
+    this.#queue.push(item);
+    this.#hurriedUpTo = this.#queue.length;
     this.#schedule();
   }
 
@@ -79,7 +92,9 @@ export class GroupCommit<T> {
 
   #schedule(): void {
     if (this.#running !== null || this.#immediate !== null || this.#queue.length === 0) return;
-    if (this.#queue.length >= this.#maxBatch) {
+    if (this.#hurriedUpTo > 0 || this.#queue.length >= this.#maxBatch) {
+      if (this.#timer !== null) clearTimeout(this.#timer);
+      this.#timer = null;
       this.#immediate = setImmediate(() => {
         this.#immediate = null;
         void this.#start();
@@ -96,6 +111,8 @@ export class GroupCommit<T> {
     if (this.#running !== null) return this.#running;
     this.#cancelPending();
     const batch = this.#queue.splice(0, this.#maxBatch);
+    // A hurried item beyond this batch hurries the next one.
+    this.#hurriedUpTo = Math.max(0, this.#hurriedUpTo - batch.length);
     if (batch.length === 0) return Promise.resolve();
     const written = this.#write(batch).catch((err: unknown) => this.#onError(err, batch));
     this.#running = written.finally(() => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { metricsRegistry } from '../../../shared/src/observability/registry.ts';
 import type { RequestLogStore } from '../../../shared/src/request-log/request-log-store.ts';
 import { RequestLogWriter } from '../../../shared/src/request-log/request-log-writer.ts';
@@ -43,6 +43,40 @@ describe('the request log writer', () => {
     const before = await dropped('queue_full');
     writer.record(sampleRecord(Date.UTC(2030, 0, 2)));
     expect(await dropped('queue_full')).toBe(before + 1);
+  });
+
+  it("writes a video's record (it started a job) at the next turn, with what waits, not after its timer", async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const { store, written } = memoryStore(() => (++calls === 2 ? held : Promise.resolve()));
+    const writer = new RequestLogWriter(store, captureLogger().logger, { flushMs: 60_000, maxBatch: 10 });
+    const at = Date.UTC(2030, 0, 1);
+    writer.record(sampleRecord(at));
+    const video = sampleRecord(at + 1, { jobId: 'job_1', endpoint: 'video', path: '/v1/videos' });
+    writer.record(video);
+    writer.record(sampleRecord(at + 2)); // Queued before that batch starts: it goes with it.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written.map((r) => r.createdMs)).toEqual([at, at + 1, at + 2]);
+    // While a batch is being written, a video's record goes as soon as it ends.
+    writer.record(sampleRecord(at + 3, { jobId: 'job_2' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    writer.record(sampleRecord(at + 4, { jobId: 'job_3' }));
+    writer.record(sampleRecord(at + 5));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written).toHaveLength(3); // job_2's batch is held by the store.
+    release();
+    await vi.waitFor(() =>
+      expect(written.map((r) => r.createdMs)).toEqual([at, at + 1, at + 2, at + 3, at + 4, at + 5]),
+    );
+    // An ordinary record alone still waits for its timer.
+    writer.record(sampleRecord(at + 6));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(written).toHaveLength(6);
+    await writer.close();
+    expect(written).toHaveLength(7);
   });
 
   it('drops and counts records beyond its bound, never waiting', async () => {
