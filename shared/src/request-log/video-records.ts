@@ -19,10 +19,10 @@ export function failedRender(error: MediaJobError): RequestCompletion {
 }
 
 /**
- * Tries before a record the api has not written yet is given up (10 s: the api writes a video's
- * record at once, but behind the batch its write thread may be writing, a few hundred ms at most).
+ * Tries before a record the api has not written yet is given up (5 s: the api writes a video's
+ * record at once, behind at most the batch its write thread is writing, a few hundred ms).
  */
-const TRIES = 20;
+const TRIES = 10;
 const RETRY_MS = 500;
 
 /**

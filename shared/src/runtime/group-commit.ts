@@ -10,7 +10,8 @@ export interface GroupCommitOptions {
  * Group commit: items are collected in memory and written by `write` in batches, one batch at a
  * time, off the path of whoever added them: a batch starts when the timer fires (`flushMs` after
  * the first waiting item), or at the next check phase once `maxBatch` wait or an item added with
- * `addSoon` does (never in the stack of the caller that filled it). A longer queue is written in batches of `maxBatch` back to back.
+ * `addSoon` does (never in the stack of the caller that filled it). A longer queue is written in
+ * batches of `maxBatch` back to back.
  * `flush` waits for what was queued before it; `close` flushes and stops. `write` failing is the
  * caller's to handle (it is told through `onError`); the batch is not retried here.
  */
@@ -93,8 +94,7 @@ export class GroupCommit<T> {
   #schedule(): void {
     if (this.#running !== null || this.#immediate !== null || this.#queue.length === 0) return;
     if (this.#hurriedUpTo > 0 || this.#queue.length >= this.#maxBatch) {
-      if (this.#timer !== null) clearTimeout(this.#timer);
-      this.#timer = null;
+      this.#cancelPending(); // The timer, should one be set: this batch starts sooner.
       this.#immediate = setImmediate(() => {
         this.#immediate = null;
         void this.#start();

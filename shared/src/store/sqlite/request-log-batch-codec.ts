@@ -51,6 +51,7 @@ const FIELDS = [
 ] as const;
 const WIDTH = FIELDS.length;
 const NULL = -1;
+const orNull = (number: number): number | null => (number === NULL ? null : number);
 /** A BigInt64Array wraps what it cannot hold: a charge past a 64-bit column is refused instead. */
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
@@ -65,13 +66,26 @@ export const DICTIONARY_BOUND = 100_000;
 export class RequestBatchPacker {
   readonly #bound: number;
   #numbers = new Map<string, number>();
+  /** A pack threw after numbering strings the thread never got: the next batch starts again. */
+  #stale = false;
 
   constructor(bound = DICTIONARY_BOUND) {
     this.#bound = bound;
   }
 
+  /** Throws (RangeError, TypeError) for a record it cannot pack; the batch is then not sent. */
   pack(records: readonly RequestRecord[]): { batch: PackedBatch; transfer: ArrayBuffer[] } {
-    const reset = this.#numbers.size >= this.#bound;
+    try {
+      return this.#pack(records);
+    } catch (err) {
+      this.#stale = true;
+      throw err;
+    }
+  }
+
+  #pack(records: readonly RequestRecord[]): { batch: PackedBatch; transfer: ArrayBuffer[] } {
+    const reset = this.#stale || this.#numbers.size >= this.#bound;
+    this.#stale = false;
     if (reset) this.#numbers = new Map();
     const known = this.#numbers;
     const added: string[] = [];
@@ -141,34 +155,35 @@ export class RequestBatchUnpacker {
     const text = (number: number): string | null => (number === NULL ? null : (strings[number] as string));
     const { ids, numbers, costs } = batch;
     const records = new Array<RequestRecord>(ids.length);
-    for (let i = 0, at = 0; i < ids.length; i += 1, at += WIDTH) {
-      const ttft = numbers[at + 20] as number;
+    let at = 0;
+    // In `pack`'s order, field by field (an object literal's values are read in source order).
+    for (let i = 0; i < ids.length; i += 1) {
       records[i] = {
         id: ids[i] as string,
-        createdMs: numbers[at] as number,
-        accountId: text(numbers[at + 1] as number) as string,
-        keyId: text(numbers[at + 2] as number) as string,
-        keyLast4: text(numbers[at + 3] as number) as string,
-        method: text(numbers[at + 4] as number) as string,
-        path: text(numbers[at + 5] as number) as string,
-        endpoint: text(numbers[at + 6] as number) as string,
-        model: text(numbers[at + 7] as number),
-        provider: text(numbers[at + 8] as number),
-        channelId: text(numbers[at + 9] as number),
-        attempts: numbers[at + 10] as number,
-        status: numbers[at + 11] as number,
-        errorCode: text(numbers[at + 12] as number),
-        outcome: text(numbers[at + 13] as number) as RequestOutcome,
-        stream: numbers[at + 14] === 1,
-        inputTokens: numbers[at + 15] as number,
-        outputTokens: numbers[at + 16] as number,
-        cachedTokens: numbers[at + 17] as number,
-        reasoningTokens: numbers[at + 18] as number,
+        createdMs: numbers[at++] as number,
+        accountId: text(numbers[at++] as number) as string,
+        keyId: text(numbers[at++] as number) as string,
+        keyLast4: text(numbers[at++] as number) as string,
+        method: text(numbers[at++] as number) as string,
+        path: text(numbers[at++] as number) as string,
+        endpoint: text(numbers[at++] as number) as string,
+        model: text(numbers[at++] as number),
+        provider: text(numbers[at++] as number),
+        channelId: text(numbers[at++] as number),
+        attempts: numbers[at++] as number,
+        status: numbers[at++] as number,
+        errorCode: text(numbers[at++] as number),
+        outcome: text(numbers[at++] as number) as RequestOutcome,
+        stream: numbers[at++] === 1,
+        inputTokens: numbers[at++] as number,
+        outputTokens: numbers[at++] as number,
+        cachedTokens: numbers[at++] as number,
+        reasoningTokens: numbers[at++] as number,
+        latencyMs: numbers[at++] as number,
+        ttftMs: orNull(numbers[at++] as number),
+        ip: text(numbers[at++] as number),
+        jobId: text(numbers[at++] as number),
         costMicros: costs[i] as bigint,
-        latencyMs: numbers[at + 19] as number,
-        ttftMs: ttft === NULL ? null : ttft,
-        ip: text(numbers[at + 21] as number),
-        jobId: text(numbers[at + 22] as number),
       };
     }
     return records;

@@ -12,7 +12,8 @@ interface Sent {
 /**
  * The request log's batches written on a thread of their own (./request-log-write-worker.ts), so
  * a batch's SQLite work (tens to hundreds of milliseconds at a busy mix of keys) never holds the
- * api's event loop; batches travel packed (./request-log-batch-codec.ts); the file's other connection (the caller's) reads what it commits. `write` resolves once
+ * api's event loop; batches travel packed (./request-log-batch-codec.ts); the file's other
+ * connection (the caller's) reads what it commits. `write` resolves once
  * the batch is committed and rejects when it was not (its records are the caller's to count as
  * lost). A thread that fails or ends before `close` is told to `onLost` once; every write then
  * rejects, and the caller writes on its own connection instead. The thread also checkpoints the

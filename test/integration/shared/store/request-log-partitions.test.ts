@@ -167,13 +167,18 @@ describe('the request log partitions (SQLite)', () => {
     const bad = { ...sampleRecord(at(0, 2)), keyId: 'key_new', keyLast4: null as unknown as string };
     await expect(log.insertMany([sampleRecord(at(0, 1)), bad])).rejects.toThrow(/properties of undefined/);
     expect(await readAll(log)).toEqual([]);
-    // Refused before it is sent: a value the batch cannot be packed with.
-    const unpackable = { ...sampleRecord(at(0, 2)), costMicros: {} as unknown as bigint };
-    await expect(log.insertMany([unpackable])).rejects.toThrow(/BigInt/);
-    expect(await readAll(log)).toEqual([]);
-    const good = sampleRecord(at(0, 3));
+    // Its key was numbered in the refused batch, which the thread unpacked: it still knows it.
+    const good = sampleRecord(at(0, 3), { keyId: 'key_new', channelId: 'ch_9' });
     await log.insertMany([good]);
-    expect((await readAll(log)).map((r) => r.id)).toEqual([good.id]);
+    expect(await readAll(log)).toEqual([{ ...good, jobId: undefined }]);
+    // Refused before it is sent, having numbered a new string: the next batch starts the
+    // dictionary again rather than name it by a number the thread never got.
+    const numbered = sampleRecord(at(0, 4), { ip: '198.51.100.9' });
+    const unpackable = sampleRecord(at(0, 4), { costMicros: 2n ** 63n });
+    await expect(log.insertMany([numbered, unpackable])).rejects.toThrow(RangeError);
+    const after = sampleRecord(at(0, 5), { ip: '198.51.100.9' });
+    await log.insertMany([after]);
+    expect(await readAll(log)).toEqual([after, good].map((r) => ({ ...r, jobId: undefined })));
     expect(log.writeThread?.lost).toBe(false);
     await log.close();
     // A closed thread takes no more batches.

@@ -95,6 +95,15 @@ describe('request log batches packed for the write thread', () => {
     expect(after.records[0]).toMatchObject({ keyId: 'key_2', ip: '203.0.113.7' });
   });
 
+  it('start again after a batch that could not be packed (its strings never reached the thread)', () => {
+    const link = pair();
+    const fresh = sampleRecord(MS, { accountId: 'acc_new', keyId: 'key_new' });
+    expect(() => link.send([fresh, sampleRecord(MS, { costMicros: 2n ** 63n })])).toThrow(RangeError);
+    const next = link.send([sampleRecord(MS + 1, { accountId: 'acc_new', keyId: 'key_new' })]);
+    expect(next.batch.reset).toBe(true);
+    expect(next.records[0]).toMatchObject({ accountId: 'acc_new', keyId: 'key_new' });
+  });
+
   it('refuse a charge a 64-bit column cannot hold (the batch is lost, counted by its writer)', () => {
     expect(() => pair().send([sampleRecord(MS, { costMicros: 2n ** 63n })])).toThrow(RangeError);
   });
